@@ -1,0 +1,1 @@
+"""The diagnosis pipeline (ingest -> triage -> match -> decide -> render) and its surfaces."""

@@ -1,0 +1,252 @@
+"""The pipeline: Report -> (triage) -> retrieval -> fusion -> calibrated Diagnosis.
+
+Pure apart from loading the index once; the CLI, the Slack app and the eval all call `Engine`.
+torch is imported only when dense retrieval runs, which a decisive fingerprint makes unnecessary.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
+from bot.redact import redact
+from bot.settings import Settings
+from index.calibrate import Calibration
+from index.embed import Embedder, SentenceTransformerEmbedder
+from index.evidence import evidence_text
+from index.fingerprints import EntryEvidence, FingerprintIndex
+from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
+from index.lexical import LexicalIndex
+from kb.load import KnowledgeBase, load_kb
+from kb.schema import Entry
+
+log = logging.getLogger(__name__)
+
+TOP_K = 5
+HIT_TEXT_CHARS = 300
+RETRIEVERS = ("hybrid", "fingerprint", "lexical", "dense")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One retrieval run before rendering: scores of every entry and what produced them."""
+
+    order: np.ndarray
+    fused: np.ndarray
+    scores: Scores
+    strong: np.ndarray
+    evidence: dict[int, EntryEvidence]
+    dense_used: bool
+    query: str
+
+
+class Engine:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        *,
+        embedder: Embedder,
+        index_dir: Path,
+        calibration: Calibration | None = None,
+        abstain_below: float | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
+        self.kb = kb
+        self._entries = kb.entries
+        self._by_id = kb.by_id()
+        self.embedder = embedder
+        self.index_dir = index_dir
+        self.calibration = calibration or Calibration.load()
+        self.abstain_below = abstain_below if abstain_below is not None else self.calibration.threshold
+        self.fingerprints = FingerprintIndex(self._entries)
+        self.lexical = LexicalIndex(self._entries)
+        self._dense = None
+        self._progress = progress
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, *, progress: Callable[[int, int], None] | None = None) -> Engine:
+        settings = settings or Settings()
+        return cls(
+            load_kb(settings.kb_dir),
+            embedder=SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name),
+            index_dir=settings.resolved_index_dir(),
+            abstain_below=settings.abstain_below,
+            progress=progress,
+        )
+
+    # -- DiagnosisEngine protocol -------------------------------------------------------------
+    def entry(self, entry_id: str) -> Entry | None:
+        return self._by_id.get(entry_id)
+
+    def entries(self) -> tuple[Entry, ...]:
+        return self._entries
+
+    def diagnose(self, report: Report) -> Diagnosis:
+        started = time.perf_counter()
+        text = report.text
+        triage = run_triage(report) if report.kind == "log" else None
+        focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
+        full_evidence = self.fingerprints.scan(text)
+        ranked = self.rank(focus or text, kind=report.kind, evidence=None if focus else full_evidence)
+        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
+
+    # -- retrieval -------------------------------------------------------------------------------
+    @property
+    def dense(self):
+        if self._dense is None:
+            from index import store
+
+            reason = store.staleness(self.index_dir, self.kb, self.embedder.id)
+            if reason is not None:
+                log.info("building the index in %s (%s)", self.index_dir, reason)
+                store.build(self.index_dir, self.kb, self.embedder, progress=self._progress)
+            _, self._dense = store.load(self.index_dir)
+        return self._dense
+
+    def ensure_index(self) -> None:
+        _ = self.dense
+
+    def query_text(self, text: str, kind: str, evidence: dict[int, EntryEvidence]) -> str:
+        if kind == "question":
+            return text.strip()[:2000]
+        hit_lines = frozenset(h.line for ev in evidence.values() for h in ev.hits)
+        return evidence_text(text, hit_lines=hit_lines)
+
+    def rank(
+        self,
+        text: str,
+        *,
+        kind: str,
+        evidence: dict[int, EntryEvidence] | None = None,
+        retriever: str = "hybrid",
+        skip_vectors: frozenset[int] = frozenset(),
+        force_dense: bool = False,
+    ) -> Ranked:
+        n = len(self._entries)
+        evidence = self.fingerprints.scan(text) if evidence is None else evidence
+        fp = np.zeros(n, dtype=np.float32)
+        strong = np.zeros(n, dtype=bool)
+        for i, ev in evidence.items():
+            fp[i] = ev.score
+            strong[i] = ev.strong
+        query = self.query_text(text, kind, evidence)
+        lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
+        use_dense = retriever == "dense" or (
+            retriever == "hybrid" and (force_dense or decisive_fingerprint(fp, strong) is None)
+        )
+        dense = np.zeros(n, dtype=np.float32)
+        if use_dense:
+            vector = self.embedder.embed([query])[0]
+            dense = self.dense.scores(vector, skip_vectors=skip_vectors)
+        if retriever == "fingerprint":
+            scores = Scores(fp, np.zeros(n, np.float32), np.zeros(n, np.float32))
+        elif retriever == "lexical":
+            scores = Scores(np.zeros(n, np.float32), lexical, np.zeros(n, np.float32))
+        elif retriever == "dense":
+            scores = Scores(np.zeros(n, np.float32), np.zeros(n, np.float32), dense)
+        else:
+            scores = Scores(fp, lexical, dense)
+        fused = scores.fused()
+        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query)
+
+    # -- deciding --------------------------------------------------------------------------------
+    def confidence_of(self, ranked: Ranked, entry: int, kind: str) -> float:
+        features = candidate_features(
+            ranked.scores, ranked.strong, ranked.fused, entry, dense_used=ranked.dense_used, question=kind == "question"
+        )
+        return self.calibration.confidence(features)
+
+    def decide(
+        self,
+        ranked: Ranked,
+        *,
+        text: str,
+        kind: str,
+        triage: Triage | None = None,
+        full_evidence: dict[int, EntryEvidence] | None = None,
+        started: float | None = None,
+    ) -> Diagnosis:
+        lines = _LineLookup(text)
+        shown_evidence = full_evidence if full_evidence is not None else ranked.evidence
+        results: list[Candidate] = []
+        for index in ranked.order[:TOP_K]:
+            index = int(index)
+            if ranked.fused[index] <= 0:
+                break
+            entry = self._entries[index]
+            ev = ranked.evidence.get(index)
+            shown = shown_evidence.get(index, ev)
+            hits = tuple(
+                FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
+                for h in (shown.hits if shown and not shown.gated_out else ())
+            )
+            results.append(
+                Candidate(
+                    id=entry.id,
+                    title=entry.title,
+                    score=float(ranked.fused[index]),
+                    confidence=self.confidence_of(ranked, index, kind),
+                    why=Why(
+                        fingerprints=hits,
+                        lexical=float(ranked.scores.lexical_normalized[index]),
+                        dense=float(ranked.scores.dense[index]),
+                    ),
+                    entry=entry,
+                )
+            )
+        confidence = results[0].confidence if results else 0.0
+        verdict = "match" if results and confidence >= self.abstain_below else "abstain"
+        reason = ""
+        if verdict == "abstain":
+            reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {self.abstain_below:.2f}"
+        elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+        return Diagnosis(
+            verdict=verdict,
+            confidence=confidence,
+            results=tuple(results),
+            kind=kind,
+            triage=triage,
+            elapsed_ms=elapsed,
+            abstain_reason=reason,
+        )
+
+
+def run_triage(report: Report) -> Triage | None:
+    try:
+        from bot.triage import triage
+    except ImportError:  # the triage stage is optional until it lands
+        return None
+    return triage(report.files)
+
+
+class _LineLookup:
+    """Fetch a few 1-based lines of a possibly huge text without splitting all of it."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._cache: dict[int, str] = {}
+        self._starts: list[int] | None = None
+
+    def get(self, line: int) -> str:
+        if line not in self._cache:
+            if self._starts is None:
+                starts = [0]
+                find = self.text.find
+                pos = find("\n")
+                while pos != -1:
+                    starts.append(pos + 1)
+                    pos = find("\n", pos + 1)
+                self._starts = starts
+            if 1 <= line <= len(self._starts):
+                start = self._starts[line - 1]
+                end = self.text.find("\n", start)
+                self._cache[line] = self.text[start : end if end != -1 else len(self.text)].strip()
+            else:
+                self._cache[line] = ""
+        return self._cache[line]

@@ -1,0 +1,111 @@
+"""Turn raw input (bytes or text from Slack, files or stdin) into a clean, redacted Report.
+
+Normalizes what chat and terminals do to logs: Slack HTML escapes, <@U123> mentions, <url|label>
+links, code fences, ANSI colour codes, CRLF, NUL and other control bytes, invalid UTF-8.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Sequence
+
+from bot.model import LogFile, Report
+from bot.redact import redact
+
+MAX_INPUT_BYTES = 64 << 20  # a 50 MB log fits; anything larger keeps its tail (where errors are)
+MAX_LINE_CHARS = 4000  # one 10 MB line is clipped, not scanned forever or rendered
+
+
+class IngestError(ValueError):
+    """Input that cannot be diagnosed (empty, or binary rather than text)."""
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SLACK_MENTION = re.compile(r"<[@#!][A-Z0-9^|a-z_-]+(?:\|[^>]*)?>")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
+_FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.M)
+_LOG_SIGNAL = re.compile(
+    r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|Exception)\b:|"
+    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|^[EWIF]\d{4} \d\d:\d\d:\d\d|\bNVRM: Xid\b|^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
+    r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",
+    re.M,
+)
+
+
+def decode(data: bytes) -> str:
+    """Bytes to text: gunzip if gzipped, reject binary, replace invalid UTF-8."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)[:MAX_INPUT_BYTES]
+        except (OSError, EOFError) as exc:
+            raise IngestError(f"corrupt gzip data: {exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        data = data[-MAX_INPUT_BYTES:]
+    sample = data[:65536]
+    if sample:
+        nul_share = sample.count(0) / len(sample)
+        # UTF-16 logs are mostly NUL bytes in alternate positions: decode instead of rejecting.
+        if sample[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return data.decode("utf-16", "replace")
+        control = sum(1 for b in sample if b < 9 or 13 < b < 32) / len(sample)
+        decoded = sample.decode("utf-8", "replace")
+        invalid = decoded.count("\ufffd") / max(1, len(decoded))
+        if nul_share > 0.01 or control > 0.10 or invalid > 0.10:
+            raise IngestError("input looks binary, not a text log (paste the text, or attach a .log/.txt/.gz)")
+    return data.decode("utf-8", "replace")
+
+
+def clip_long_lines(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    if len(text) <= limit or all(len(line) <= limit for line in text.split("\n")):
+        return text
+    return "\n".join(
+        line if len(line) <= limit else line[:limit] + f" …[{len(line) - limit} chars clipped]"
+        for line in text.split("\n")
+    )
+
+
+def normalize(text: str, *, slack: bool = False) -> str:
+    """Clean text for matching and display (never changes what a log line says)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    if slack:
+        text = _SLACK_MENTION.sub("", text)
+        text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+        text = _FENCE.sub("", text)
+        # Slack escapes only these three; &amp; last so "&amp;lt;" stays "&lt;".
+        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    text = clip_long_lines(text)
+    return redact(text)
+
+
+def looks_like_log(text: str) -> bool:
+    """A question is a few lines of prose; a log has error lines, tracebacks or log prefixes."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    signals = len(_LOG_SIGNAL.findall(text))
+    return signals >= 1 and (len(lines) >= 2 or signals >= 2 or len(text) > 200)
+
+
+def build_report(files: Sequence[LogFile], *, origin: str = "cli", question: str = "") -> Report:
+    """A Report from already-normalized texts; raises IngestError when there is nothing to read."""
+    files = tuple(f for f in files if f.text.strip())
+    if not files and not question.strip():
+        raise IngestError("empty input: paste a log or traceback, attach a log file, or ask a question")
+    if not files:
+        return Report(files=(LogFile(name="<question>", text=question),), kind="question", origin=origin)
+    joined = "\n".join(f.text for f in files)
+    kind = "log" if len(files) > 1 or looks_like_log(joined) else "question"
+    return Report(files=files, kind=kind, origin=origin, question=question)
+
+
+def report_from_text(text: str, *, origin: str = "cli", slack: bool = False, name: str = "<input>") -> Report:
+    return build_report([LogFile(name=name, text=normalize(text, slack=slack))], origin=origin)
+
+
+def report_from_bytes(named: Sequence[tuple[str, bytes]], *, origin: str = "cli") -> Report:
+    files = [LogFile(name=name, text=normalize(decode(data))) for name, data in named]
+    return build_report(files, origin=origin)

@@ -1,0 +1,161 @@
+"""The frozen types that flow through the pipeline, shared by the pipeline, renderers and surfaces.
+
+Renderers import these, never the pipeline. `Diagnosis.to_json()` is the stable machine-readable
+contract of DESIGN §4b.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kb.schema import Entry
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LogFile(_Frozen):
+    """One input text: a pasted message, an attached file, a file given to the CLI."""
+
+    name: str = "<input>"
+    text: str
+
+
+class Report(_Frozen):
+    """What the user gave us, normalized and redacted (the output of ingest)."""
+
+    files: tuple[LogFile, ...]
+    kind: Literal["log", "question"]
+    question: str = ""  # the user's own words around a pasted log, if any
+    origin: str = "cli"
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f.text for f in self.files)
+
+
+class FingerprintHit(_Frozen):
+    pattern: str
+    line: int  # 1-based line number in the concatenated input
+    text: str  # the matched line, redacted and clipped
+    strength: Literal["strong", "supporting"] = "strong"
+
+
+class Why(_Frozen):
+    fingerprints: tuple[FingerprintHit, ...] = ()
+    lexical: float = 0.0
+    dense: float = 0.0
+
+
+class Candidate(_Frozen):
+    id: str
+    title: str
+    score: float
+    confidence: float
+    why: Why = Why()
+    entry: Entry = Field(exclude=True, repr=False)
+
+
+class Initiating(_Frozen):
+    """The rank whose failure started it all, and its first root-type error line."""
+
+    rank: int | None = None
+    node: str | None = None
+    line: int  # 1-based line in the concatenated input
+    text: str
+    file: str | None = None
+    kind: str = ""  # e.g. "oom", "xid", "illegal-memory-access", "exception"
+    timestamp: str | None = None
+    reason: str = ""  # how triage singled this rank out, e.g. "earliest root-type error (12:03:11)"
+
+
+class CollateralGroup(_Frozen):
+    """Ranks that failed as a consequence, grouped by what they reported."""
+
+    kind: str  # e.g. "watchdog-timeout"
+    ranks: tuple[int, ...]
+    detail: str = ""  # e.g. "ALLREDUCE SeqNum 8812"
+
+
+class Triage(_Frozen):
+    initiating: Initiating | None = None
+    no_single_initiator: bool = False  # all ranks failed at once: say so plainly
+    collateral_ranks: tuple[int, ...] = ()
+    collateral_groups: tuple[CollateralGroup, ...] = ()
+    silent_ranks: tuple[int, ...] = ()  # ranks of the world that logged nothing
+    # Ranks that hit a root-type error of their own besides (or, with no single initiator, instead
+    # of) the initiator: not consequences, so not collateral.
+    failing_groups: tuple[CollateralGroup, ...] = ()
+    ranks_seen: int = 0
+    world_size: int | None = None
+    versions: dict[str, str] = Field(default_factory=dict)
+    # The lines retrieval should run on: the initiator's evidence, not the loudest collateral.
+    focus_text: str = ""
+    summary: str = ""  # one line, e.g. "rank 17 on node02 ran out of GPU memory first; 63 ranks timed out"
+
+
+class Diagnosis(_Frozen):
+    verdict: Literal["match", "abstain"]
+    confidence: float
+    results: tuple[Candidate, ...]  # best first, at most 5
+    kind: Literal["log", "question"] = "log"
+    triage: Triage | None = None
+    elapsed_ms: float = 0.0
+    abstain_reason: str = ""
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.results[0] if self.results else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The DESIGN §4b object."""
+        out: dict[str, Any] = {
+            "verdict": self.verdict,
+            "confidence": round(self.confidence, 4),
+            "results": [
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "score": round(c.score, 4),
+                    "confidence": round(c.confidence, 4),
+                    "why": {
+                        "fingerprints": [
+                            {"pattern": h.pattern, "line": h.line, "text": h.text}
+                            for h in c.why.fingerprints
+                        ],
+                        "lexical": round(c.why.lexical, 4),
+                        "dense": round(c.why.dense, 4),
+                    },
+                }
+                for c in self.results
+            ],
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
+        if self.triage is not None:
+            t = self.triage
+            out["triage"] = {
+                "initiating": t.initiating.model_dump(exclude_none=True) if t.initiating else None,
+                "no_single_initiator": t.no_single_initiator,
+                "collateral_ranks": list(t.collateral_ranks),
+                "collateral_groups": [g.model_dump() for g in t.collateral_groups],
+                "failing_groups": [g.model_dump() for g in t.failing_groups],
+                "silent_ranks": list(t.silent_ranks),
+                "ranks_seen": t.ranks_seen,
+                "world_size": t.world_size,
+                "versions": dict(t.versions),
+                "summary": t.summary,
+            }
+        return out
+
+
+class DiagnosisEngine(Protocol):
+    """What the surfaces need from the pipeline (bot.diagnose.Engine implements it)."""
+
+    def diagnose(self, report: Report) -> Diagnosis: ...
+
+    def entry(self, entry_id: str) -> Entry | None: ...
+
+    def entries(self) -> tuple[Entry, ...]: ...

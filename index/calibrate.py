@@ -1,0 +1,80 @@
+"""Confidence: a logistic model over candidate features, fitted on labelled cases.
+
+Parameters live in calibration.json beside this module (bundled, no pickle) and are refitted with
+`traindoc calibrate` whenever the KB or the fusion changes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from index.fuse import Features
+
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Calibration:
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float = DEFAULT_THRESHOLD
+    fitted_on: int = 0
+
+    def confidence(self, features: Features) -> float:
+        z = self.intercept + sum(c * x for c, x in zip(self.coef, features.vector()))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def save(self, path: Path = CALIBRATION_FILE) -> None:
+        path.write_text(
+            json.dumps(
+                {
+                    "features": list(Features.NAMES),
+                    "coef": [round(c, 6) for c in self.coef],
+                    "intercept": round(self.intercept, 6),
+                    "threshold": round(self.threshold, 4),
+                    "fitted_on": self.fitted_on,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
+
+    @classmethod
+    def load(cls, path: Path = CALIBRATION_FILE) -> Calibration:
+        if not path.exists():
+            return PRIOR
+        data = json.loads(path.read_text())
+        if tuple(data.get("features", ())) != Features.NAMES:
+            return PRIOR  # written for other features: the prior is safer than a misaligned model
+        return cls(tuple(data["coef"]), data["intercept"], data.get("threshold", DEFAULT_THRESHOLD), data.get("fitted_on", 0))
+
+
+# Before any fit: confidence grows with the margin and a strong fingerprint.
+PRIOR = Calibration(coef=(0.0, 4.0, 0.0, 2.5, 0.0, 3.0, 0.0, 0.0), intercept=-2.5)
+
+
+def fit(features: Sequence[Features], correct: Sequence[bool], *, l2: float = 0.5, steps: int = 3000) -> Calibration:
+    """L2-regularized logistic regression by gradient descent (a few hundred rows, 8 features)."""
+    x = np.array([f.vector() for f in features], dtype=np.float64)
+    y = np.array(correct, dtype=np.float64)
+    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
+    xs = (x - mean) / std
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    lr = 0.1
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(xs @ w + b)))
+        grad_w = xs.T @ (p - y) / len(y) + l2 * w / len(y)
+        grad_b = float(np.mean(p - y))
+        w -= lr * grad_w
+        b -= lr * grad_b
+    coef = w / std
+    intercept = b - float(np.sum(w * mean / std))
+    return Calibration(tuple(float(c) for c in coef), float(intercept), DEFAULT_THRESHOLD, len(y))

@@ -1,0 +1,80 @@
+"""Fuse the three retrievers' per-entry scores into one ranking, and describe the top of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Strong fingerprints dominate (1.0+), text similarity orders the rest and breaks ties.
+LEXICAL_WEIGHT = 0.35
+DENSE_WEIGHT = 1.0
+# A strong fingerprint "decides" (dense retrieval is skipped) when no other entry's fingerprint
+# evidence comes within this margin of the best one.
+DECISIVE_MARGIN = 0.3
+
+
+@dataclass(frozen=True)
+class Scores:
+    fingerprint: np.ndarray
+    lexical: np.ndarray  # raw BM25
+    dense: np.ndarray  # best cosine per entry; zeros when dense was skipped
+
+    @property
+    def lexical_normalized(self) -> np.ndarray:
+        top = float(self.lexical.max()) if self.lexical.size else 0.0
+        return self.lexical / top if top > 0 else np.zeros_like(self.lexical)
+
+    def fused(self) -> np.ndarray:
+        return self.fingerprint + LEXICAL_WEIGHT * self.lexical_normalized + DENSE_WEIGHT * self.dense
+
+
+def decisive_fingerprint(fingerprint: np.ndarray, strong: np.ndarray) -> int | None:
+    """The entry a strong fingerprint decides alone, or None when others come close."""
+    if not fingerprint.size or not strong.any():
+        return None
+    order = np.argsort(-fingerprint, kind="stable")
+    best = int(order[0])
+    if not strong[best]:
+        return None
+    runner_up = float(fingerprint[order[1]]) if fingerprint.size > 1 else 0.0
+    return best if fingerprint[best] - runner_up >= DECISIVE_MARGIN else None
+
+
+def ranking(values: np.ndarray) -> np.ndarray:
+    """Entry indexes best first (stable: ties keep KB order)."""
+    return np.argsort(-values, kind="stable")
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the calibrator sees of one candidate."""
+
+    score: float
+    margin: float  # to the best other candidate (negative for runners-up)
+    fingerprint: float
+    strong: float
+    lexical: float  # normalized
+    dense: float
+    dense_used: float
+    question: float
+
+    def vector(self) -> list[float]:
+        return [self.score, self.margin, self.fingerprint, self.strong, self.lexical, self.dense, self.dense_used, self.question]
+
+    NAMES = ("score", "margin", "fingerprint", "strong", "lexical", "dense", "dense_used", "question")
+
+
+def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, entry: int, *, dense_used: bool, question: bool) -> Features:
+    others = np.delete(fused, entry)
+    best_other = float(others.max()) if others.size else 0.0
+    return Features(
+        score=float(fused[entry]),
+        margin=float(fused[entry]) - best_other,
+        fingerprint=float(scores.fingerprint[entry]),
+        strong=float(strong[entry]),
+        lexical=float(scores.lexical_normalized[entry]),
+        dense=float(scores.dense[entry]),
+        dense_used=float(dense_used),
+        question=float(question),
+    )

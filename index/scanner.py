@@ -1,0 +1,155 @@
+"""One multi-pattern scanner compiled once for many regexes (Hyperscan, or RE2 where it is absent).
+
+Both engines are linear-time: a hostile log cannot make a scan backtrack. Matches are reported as
+(pattern index, 1-based line number) pairs, the line of the match's end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kb.patterns import compile_linear
+
+try:  # optional accelerator: degrade to RE2 when the wheel is missing
+    import hyperscan
+
+    HAVE_HYPERSCAN = True
+except ImportError:  # pragma: no cover - exercised by the RE2 tests with force_re2
+    hyperscan = None
+    HAVE_HYPERSCAN = False
+
+CHUNK_BYTES = 8 << 20  # scan large inputs in line-aligned chunks: bounded memory
+
+
+class HyperscanPatternError(ValueError):
+    """A pattern that RE2 accepts but Hyperscan cannot compile."""
+
+
+@dataclass(frozen=True)
+class Match:
+    pattern: int
+    line: int  # 1-based
+
+
+def hyperscan_rejects(pattern: str) -> str | None:
+    """Why Hyperscan cannot compile `pattern`, or None (also None when Hyperscan is absent)."""
+    if not HAVE_HYPERSCAN:
+        return None
+    try:
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=[pattern.encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY])
+    except hyperscan.error as exc:
+        return str(exc)
+    return None
+
+
+def _line_starts(buf: bytes) -> np.ndarray:
+    return np.flatnonzero(np.frombuffer(buf, dtype=np.uint8) == 10)
+
+
+def iter_line_chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """Split `data` into chunks of about `size` bytes that end on a line break."""
+    start = 0
+    while start < len(data):
+        end = min(start + size, len(data))
+        if end < len(data):
+            cut = data.rfind(b"\n", start, end)
+            end = cut + 1 if cut >= start else data.find(b"\n", end) + 1 or len(data)
+        yield data[start:end]
+        start = end
+
+
+class MultiScanner:
+    """Scan text for many patterns in one pass."""
+
+    def __init__(self, patterns: Sequence[str], *, force_re2: bool = False):
+        self.patterns = list(patterns)
+        self.engine = "hyperscan" if HAVE_HYPERSCAN and not force_re2 else "re2"
+        self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
+        self._dbs: dict[bool, object] = {}
+        if self.engine == "re2":
+            self._set = None
+            if self.patterns:
+                self._set = _re2_set(self.patterns)
+
+    def _hs_db(self, first_only: bool):
+        if first_only not in self._dbs:
+            flag = hyperscan.HS_FLAG_ALLOWEMPTY
+            if first_only:
+                flag |= hyperscan.HS_FLAG_SINGLEMATCH
+            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            db.compile(
+                expressions=[p.encode() for p in self.patterns],
+                ids=list(range(len(self.patterns))),
+                flags=[flag] * len(self.patterns),
+            )
+            self._dbs[first_only] = db
+        return self._dbs[first_only]
+
+    def scan(self, text: str | bytes, *, first_only: bool = False) -> list[Match]:
+        """All (pattern, line) pairs, each pair once, in line order. With `first_only`, at most the
+        first line per pattern (per chunk) is reported: enough for retrieval, much faster."""
+        if not self.patterns:
+            return []
+        data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+        found: dict[tuple[int, int], None] = {}
+        line_base = 0
+        for chunk in iter_line_chunks(data):
+            for pattern, line in self._scan_chunk(chunk, first_only):
+                found.setdefault((pattern, line_base + line), None)
+            line_base += chunk.count(b"\n")
+        matches = [Match(p, line) for p, line in found]
+        matches.sort(key=lambda m: (m.line, m.pattern))
+        if first_only:
+            seen: set[int] = set()
+            matches = [m for m in matches if not (m.pattern in seen or seen.add(m.pattern))]
+        return matches
+
+    def _scan_chunk(self, chunk: bytes, first_only: bool) -> Iterable[tuple[int, int]]:
+        if self.engine == "hyperscan":
+            ends: list[tuple[int, int]] = []
+
+            def on_match(pattern_id, _start, end, _flags, _ctx):
+                ends.append((pattern_id, end))
+                return None
+
+            self._hs_db(first_only).scan(chunk, match_event_handler=on_match)
+            if not ends:
+                return []
+            newlines = _line_starts(chunk)
+            ids = np.fromiter((e[0] for e in ends), dtype=np.int64, count=len(ends))
+            offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
+            lines = np.searchsorted(newlines, offs, side="left") + 1
+            return zip(ids.tolist(), lines.tolist())
+        return self._re2_chunk(chunk, first_only)
+
+    def _re2_chunk(self, chunk: bytes, first_only: bool) -> list[tuple[int, int]]:
+        hits = self._set.Match(chunk) if self._set is not None else []
+        if not hits:
+            return []
+        newlines = _line_starts(chunk)
+        out: list[tuple[int, int]] = []
+        for pattern_id in hits:
+            regex = self._regexes[pattern_id]
+            for m in regex.finditer(chunk):
+                end = max(m.end() - 1, 0)
+                out.append((pattern_id, int(np.searchsorted(newlines, end, side="left")) + 1))
+                if first_only:
+                    break
+        return out
+
+
+def _re2_set(patterns: Sequence[str]):
+    import re2
+
+    options = re2.Options()
+    options.max_mem = 256 << 20
+    options.log_errors = False
+    s = re2.Set.SearchSet(options)
+    for p in patterns:
+        s.Add(p.encode())
+    s.Compile()
+    return s

@@ -1,0 +1,23 @@
+"""Compile fingerprint regexes in the linear-time engine (google-re2), the one dialect the KB allows."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import re2
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 64 << 20  # enough for long alternations; RE2 falls back to NFA, never backtracks
+_OPTIONS.log_errors = False
+
+
+class PatternError(ValueError):
+    """A regex the linear-time engine refuses."""
+
+
+@lru_cache(maxsize=4096)
+def compile_linear(pattern: str) -> re2._Regexp:
+    try:
+        return re2.compile(pattern, options=_OPTIONS)
+    except re2.error as exc:
+        raise PatternError(f"{pattern!r}: {exc}") from None

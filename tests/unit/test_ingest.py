@@ -1,0 +1,94 @@
+import gzip
+
+import pytest
+
+from bot.ingest import IngestError, build_report, decode, looks_like_log, normalize, report_from_bytes, report_from_text
+from bot.model import LogFile
+from bot.redact import redact
+
+
+def test_ansi_crlf_nul_and_control_bytes_are_removed():
+    raw = "\x1b[1;31mRuntimeError\x1b[0m: CUDA error\r\nnext\x00 line\x07\r\n"
+    assert normalize(raw) == "RuntimeError: CUDA error\nnext line\n"
+
+
+def test_slack_escapes_mentions_links_and_fences():
+    raw = "<@U024BE7LH> ```RuntimeError: a &lt; b &amp;&amp; c &gt; d\nsee <https://x.org/a|the docs>```"
+    assert normalize(raw, slack=True).strip() == "RuntimeError: a < b && c > d\nsee the docs"
+    # a literal "&lt;" typed by the user arrives as "&amp;lt;" and must stay "&lt;"
+    assert normalize("&amp;lt;", slack=True) == "&lt;"
+
+
+def test_binary_is_rejected_with_a_clear_error():
+    with pytest.raises(IngestError, match="binary"):
+        decode(bytes(range(256)) * 100)
+
+
+def test_invalid_utf8_is_replaced_not_fatal():
+    assert "\ufffd" in decode(b"RuntimeError: bad \xff\xfe byte\n")
+
+
+def test_gzip_is_decompressed_and_corrupt_gzip_is_an_error():
+    assert decode(gzip.compress(b"NCCL WARN hello\n")) == "NCCL WARN hello\n"
+    with pytest.raises(IngestError, match="gzip"):
+        decode(b"\x1f\x8b" + b"garbage" * 10)
+
+
+def test_empty_input_is_an_error():
+    with pytest.raises(IngestError, match="empty"):
+        report_from_text("  \n\t ")
+    with pytest.raises(IngestError):
+        report_from_bytes([("a.log", b""), ("b.log", b"\n\n")])
+
+
+def test_one_ten_megabyte_line_is_clipped():
+    text = normalize("x" * (10 << 20) + "\nRuntimeError: boom")
+    first, second = text.split("\n")
+    assert len(first) < 5000 and "clipped" in first and second == "RuntimeError: boom"
+
+
+def test_log_or_question():
+    assert looks_like_log("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: x")
+    assert not looks_like_log("why does dcp.save hang at 64 GPUs?")
+    assert build_report([LogFile(name="q", text="how do I set NCCL_IB_GID_INDEX?")]).kind == "question"
+    assert build_report([LogFile(name="a", text="hi"), LogFile(name="b", text="there")]).kind == "log"
+
+
+@pytest.mark.parametrize(
+    "secret, kept",
+    [
+        ("export SLACK_BOT_TOKEN=xoxb-1234567890-abcdefghijkl", "SLACK_BOT_TOKEN="),
+        ("token xapp-1-A0123-456789-abcdef", "token "),
+        ("postgres://train:hunter2@db.internal:5432/runs", "postgres://train:"),
+        ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123", "HF_TOKEN="),
+        ("aws key AKIAIOSFODNN7EXAMPLE in env", "aws key "),
+        ("Authorization: Bearer abc.def.ghi", "Authorization: Bearer "),
+        ('{"api_key": "sk-proj-abcdefghijklmnopqrstuvwx"}', '"api_key"'),
+        ("--password hunter22 --epochs 3", "--epochs 3"),
+        ("WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567", "WANDB_API_KEY="),
+    ],
+)
+def test_secrets_are_redacted(secret, kept):
+    out = redact(secret)
+    assert "[REDACTED]" in out and kept in out
+    for fragment in ("hunter2", "xoxb-1234567890", "hf_abcdefghij", "AKIAIOSFODNN7", "sk-proj-abc", "abc.def.ghi", "0123456789abcdef0123"):
+        assert fragment not in out
+
+
+@pytest.mark.parametrize(
+    "harmless",
+    [
+        "Token indices sequence length is longer than the specified maximum",
+        "max_tokens: 4096",
+        "TOKENIZERS_PARALLELISM=false",
+        "the token was rejected",
+        "NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
+    ],
+)
+def test_ordinary_log_lines_survive_redaction(harmless):
+    assert redact(harmless) == harmless
+
+
+def test_ingest_redacts_before_anything_else_sees_the_text():
+    report = report_from_text("RuntimeError: connect failed for postgres://u:topsecret@h/db\nTraceback")
+    assert "topsecret" not in report.text
