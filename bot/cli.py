@@ -186,11 +186,17 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
     if reason is None and not force:
         out.print(f"index is current: {engine.index_dir}")
         return
-    manifest = store.build(engine.index_dir, engine.kb, engine.embedder, progress=engine._progress)
+    manifest = store.build(engine.index_dir, engine.kb, engine.embedder, progress=engine._progress, force=force)
     out.print(
         f"built {engine.index_dir}: {len(manifest.entry_ids)} entries, {len(manifest.vector_entries)} vectors, "
         f"{manifest.dimension} dims, {manifest.built_seconds:.1f} s"
     )
+
+
+def _engine_parts(settings: Settings):
+    from index.embed import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name)
 
 
 def _kb_or_fail():
@@ -206,6 +212,7 @@ def _kb_or_fail():
 def kb_lint(
     category: Annotated[Optional[str], typer.Option(help="Check the ranking of this category's samples only.")] = None,
     static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
+    lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
 ) -> None:
     """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, and samples
     that do not rank their own entry first or that another entry claims."""
@@ -213,12 +220,16 @@ def kb_lint(
     from kb.load import KBLoadError, load_kb
 
     settings = Settings()
+    load_problems: list[str] = []
     try:
         kb = load_kb(settings.kb_dir)
     except KBLoadError as exc:
-        for problem in exc.problems:
-            typer.echo(problem)
-        fail(f"{len(exc.problems)} problems", 1)
+        if not lenient:
+            for problem in exc.problems:
+                typer.echo(problem)
+            fail(f"{len(exc.problems)} problems", 1)
+        load_problems = exc.problems
+        kb = load_kb(settings.kb_dir, lenient=True)
     problems = [str(p) for p in static_problems(kb)]
     from index.scanner import hyperscan_rejects
 
@@ -226,10 +237,15 @@ def kb_lint(
         for pattern in [f.pattern for f in entry.fingerprints] + list(entry.requires) + list(entry.excludes):
             if (why := hyperscan_rejects(pattern)) is not None:
                 problems.append(f"{entry.id}: Hyperscan cannot compile {pattern!r}: {why}")
-    if not static_only and not problems:
+    if lenient:
+        problems = [p for p in problems if "unknown sibling" not in p]
+    if not static_only and (lenient or not problems):
+        from bot.diagnose import Engine
         from bot.kb_checks import ranking_problems
 
-        problems.extend(str(p) for p in ranking_problems(_engine(settings), category=category))
+        engine = Engine(kb, embedder=_engine_parts(settings), index_dir=settings.resolved_index_dir())
+        problems.extend(str(p) for p in ranking_problems(engine, category=category))
+    problems = load_problems + problems
     for problem in problems:
         typer.echo(problem)
     if problems:

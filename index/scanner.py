@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kb.patterns import compile_linear
+from kb.patterns import compile_linear, line_mode
 
 try:  # optional accelerator: degrade to RE2 when the wheel is missing
     import hyperscan
@@ -40,7 +40,7 @@ def hyperscan_rejects(pattern: str) -> str | None:
         return None
     try:
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=[pattern.encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY])
+        db.compile(expressions=[line_mode(pattern).encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY])
     except hyperscan.error as exc:
         return str(exc)
     return None
@@ -82,7 +82,7 @@ class MultiScanner:
                 flag |= hyperscan.HS_FLAG_SINGLEMATCH
             db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             db.compile(
-                expressions=[p.encode() for p in self.patterns],
+                expressions=[line_mode(p).encode() for p in self.patterns],
                 ids=list(range(len(self.patterns))),
                 flags=[flag] * len(self.patterns),
             )
@@ -100,7 +100,8 @@ class MultiScanner:
         for chunk in iter_line_chunks(data):
             for pattern, line in self._scan_chunk(chunk, first_only):
                 found.setdefault((pattern, line_base + line), None)
-            line_base += chunk.count(b"\n")
+            if len(chunk) < len(data):  # more chunks follow: carry the line count
+                line_base += int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == 10))
         matches = [Match(p, line) for p, line in found]
         matches.sort(key=lambda m: (m.line, m.pattern))
         if first_only:
@@ -150,6 +151,6 @@ def _re2_set(patterns: Sequence[str]):
     options.log_errors = False
     s = re2.Set.SearchSet(options)
     for p in patterns:
-        s.Add(p.encode())
+        s.Add(line_mode(p).encode())
     s.Compile()
     return s

@@ -6,12 +6,15 @@ entry ids; an index whose KB or model differs is stale and is rebuilt, never use
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +25,10 @@ from index.dense import DenseIndex, dense_texts
 from index.embed import Embedder
 from kb.load import KnowledgeBase
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 FAISS_FILE = "faiss.index"
-BATCH = 32
+BATCH = 128  # sentence-transformers sorts each batch by length: bigger batches pad less
 
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -43,6 +46,7 @@ class Manifest:
     entry_ids: list[str]
     vector_entries: list[int]
     vector_kinds: list[str]
+    vector_hashes: list[str]  # sha1 of each embedded text: a rebuild re-embeds only what changed
     built_seconds: float
 
     @classmethod
@@ -71,16 +75,62 @@ def staleness(directory: Path, kb: KnowledgeBase, embedder_id: str) -> str | Non
     return None
 
 
-def build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None = None) -> Manifest:
-    """Embed every entry view and write the index atomically (temp dir, then rename)."""
+def _text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _reusable_vectors(directory: Path, embedder_id: str) -> dict[str, np.ndarray]:
+    """Vectors of the previous index, by text hash, when it was built with the same model."""
+    try:
+        manifest, dense = load(directory)
+    except (IndexFormatError, TypeError):
+        return {}
+    if manifest.embedder != embedder_id or manifest.format != FORMAT_VERSION:
+        return {}
+    vectors = dense.index.reconstruct_n(0, dense.index.ntotal)
+    return dict(zip(manifest.vector_hashes, vectors))
+
+
+@contextmanager
+def _build_lock(directory: Path):
+    """One builder at a time per index directory (several processes may find it stale at once)."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build(
+    directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None = None, *, force: bool = False
+) -> Manifest:
+    """Embed every entry view (reusing the vectors of unchanged texts) and write the index
+    atomically (temp dir, then rename)."""
+    with _build_lock(directory):
+        if not force and staleness(directory, kb, embedder.id) is None:  # another process just built it
+            return Manifest.read(directory)
+        return _build(directory, kb, embedder, progress)
+
+
+def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None) -> Manifest:
     started = time.perf_counter()
     texts = dense_texts(kb.entries)
-    chunks: list[np.ndarray] = []
-    for start in range(0, len(texts), BATCH):
-        chunks.append(embedder.embed([t.text for t in texts[start : start + BATCH]]))
+    hashes = [_text_hash(t.text) for t in texts]
+    known = _reusable_vectors(directory, embedder.id) if directory.exists() else {}
+    todo = sorted({h: t.text for h, t in zip(hashes, texts) if h not in known}.items())
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start : start + BATCH]
+        for (h, _), vector in zip(batch, embedder.embed([text for _, text in batch])):
+            known[h] = vector
         if progress:
-            progress(min(start + BATCH, len(texts)), len(texts))
-    vectors = np.vstack(chunks) if chunks else np.zeros((0, embedder.dimension), dtype=np.float32)
+            progress(min(start + BATCH, len(todo)), len(todo))
+    vectors = (
+        np.vstack([known[h] for h in hashes]).astype(np.float32)
+        if hashes
+        else np.zeros((0, embedder.dimension), dtype=np.float32)
+    )
     dense = DenseIndex.from_vectors(vectors, [t.entry for t in texts], len(kb.entries))
     manifest = Manifest(
         format=FORMAT_VERSION,
@@ -90,6 +140,7 @@ def build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Prog
         entry_ids=kb.ids(),
         vector_entries=[t.entry for t in texts],
         vector_kinds=[f"{t.kind}:{t.ordinal}" for t in texts],
+        vector_hashes=hashes,
         built_seconds=round(time.perf_counter() - started, 3),
     )
     directory.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,11 @@ _OPTIONS.max_mem = 64 << 20  # enough for long alternations; RE2 falls back to N
 _OPTIONS.log_errors = False
 
 
+def line_mode(pattern: str) -> str:
+    """Fingerprints describe log lines: ^ and $ anchor at line boundaries in every engine."""
+    return "(?m)" + pattern
+
+
 class PatternError(ValueError):
     """A regex the linear-time engine refuses."""
 
@@ -18,6 +23,6 @@ class PatternError(ValueError):
 @lru_cache(maxsize=4096)
 def compile_linear(pattern: str) -> re2._Regexp:
     try:
-        return re2.compile(pattern, options=_OPTIONS)
+        return re2.compile(line_mode(pattern), options=_OPTIONS)
     except re2.error as exc:
         raise PatternError(f"{pattern!r}: {exc}") from None

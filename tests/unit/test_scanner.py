@@ -79,3 +79,10 @@ def test_agrees_with_python_re_line_by_line(lines, literals):
     for force_re2 in ENGINES:
         got = [(m.pattern, m.line) for m in MultiScanner(patterns, force_re2=force_re2).scan(text)]
         assert got == expected
+
+
+@pytest.mark.parametrize("force_re2", ENGINES)
+def test_anchors_work_per_line_in_every_engine(force_re2):
+    text = "abc end\nxyz\nfoo end\nlast"
+    scanner = MultiScanner([r"end$", r"^xyz$", r"^last$"], force_re2=force_re2)
+    assert [(m.pattern, m.line) for m in scanner.scan(text)] == [(0, 1), (1, 2), (0, 3), (2, 4)]

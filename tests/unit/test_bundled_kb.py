@@ -1,0 +1,47 @@
+"""The bundled knowledge base passes the whole `traindoc kb lint` and answers the seed cases."""
+
+from bot.ingest import report_from_text
+from bot.kb_checks import ranking_problems
+from index.scanner import hyperscan_rejects
+from kb.lint import static_problems
+from kb.load import load_kb
+from kb.schema import CATEGORIES
+
+
+def test_static_lint_is_clean():
+    kb = load_kb()
+    assert static_problems(kb) == []
+    assert len(kb.entries) >= 189
+    assert {e.category for e in kb.entries} == set(CATEGORIES)
+
+
+def test_every_pattern_compiles_in_hyperscan_too():
+    rejected = [
+        (e.id, p)
+        for e in load_kb().entries
+        for p in [f.pattern for f in e.fingerprints] + list(e.requires) + list(e.excludes)
+        if hyperscan_rejects(p) is not None
+    ]
+    assert rejected == []
+
+
+def test_every_entry_is_complete_enough_to_answer_from():
+    for e in load_kb().entries:
+        assert len(e.samples) >= 2 and e.questions and e.references and e.fix and e.confirm, e.id
+
+
+def test_every_sample_ranks_its_own_entry_first(bundled_engine):
+    assert [str(p) for p in ranking_problems(bundled_engine)] == []
+
+
+def test_seed_question_and_log_line(bundled_engine):
+    d = bundled_engine.diagnose(report_from_text("why does dcp.save hang at 64 GPUs?"))
+    assert d.results[0].id == "roce-qp-timeout-during-checkpoint-save"
+    log = (
+        "[rank0]:[I1202 03:11:40.118301 212 torch/distributed/checkpoint/logger.py:41] Saving checkpoint step_4000\n"
+        "gpu-node03:48211:49012 [1] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out errno 110\n"
+        '[rank9]:   File "/usr/lib/python3/dist-packages/torch/distributed/checkpoint/state_dict_saver.py", line 150, in save\n'
+    )
+    d = bundled_engine.diagnose(report_from_text(log))
+    assert d.verdict == "match" and d.results[0].id == "roce-qp-timeout-during-checkpoint-save"
+    assert d.results[0].why.fingerprints[0].line == 2
