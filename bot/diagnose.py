@@ -29,6 +29,7 @@ from kb.schema import Entry
 log = logging.getLogger(__name__)
 
 TOP_K = 5
+COLLATERAL_DISCOUNT = 0.5
 HIT_TEXT_CHARS = 300
 RETRIEVERS = ("hybrid", "fingerprint", "lexical", "dense")
 
@@ -66,6 +67,7 @@ class Engine:
         self.abstain_below = abstain_below if abstain_below is not None else self.calibration.threshold
         self.fingerprints = FingerprintIndex(self._entries)
         self.lexical = LexicalIndex(self._entries)
+        self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
         self._dense = None
         self._progress = progress
 
@@ -135,6 +137,8 @@ class Engine:
         for i, ev in evidence.items():
             fp[i] = ev.score
             strong[i] = ev.strong
+        if (strong & ~self._collateral).any():  # the root cause outranks what followed from it
+            fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)
         lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
         use_dense = retriever == "dense" or (

@@ -71,6 +71,9 @@ class Entry(_Frozen):
     # input, and none of `excludes`, for this entry's fingerprints to count.
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
+    # A follow-on failure (watchdog timeouts, ChildFailedError summaries, "engine dead"): when a
+    # root-cause entry also has strong evidence in the same log, the root cause ranks first.
+    collateral: bool = False
     root_cause: tuple[str, ...] = Field(min_length=1)
     fix: tuple[str, ...] = Field(min_length=1)
     confirm: tuple[str, ...] = Field(min_length=1)

@@ -156,3 +156,25 @@ def test_dense_scores_take_the_best_vector_per_entry():
     scores = dense.scores(np.array([0.0, 0.6, 0.8, 0.0], dtype=np.float32))
     assert scores.tolist() == pytest.approx([0.6, 0.8, 0.0])
     assert dense.scores(np.array([0, 0.6, 0.8, 0], np.float32), skip_vectors=frozenset({2})).tolist() == pytest.approx([0.6, 0.0, 0.0])
+
+
+def test_root_cause_outranks_a_collateral_entry(tmp_path, embedder):
+    from bot.diagnose import Engine
+
+    hub = entry_dict(
+        "watchdog-hub",
+        collateral=True,
+        fingerprints=[{"pattern": r"Watchdog caught collective operation timeout", "strength": "strong"},
+                      {"pattern": r"OpType=ALLREDUCE", "strength": "supporting"}],
+        samples=["Watchdog caught collective operation timeout OpType=ALLREDUCE", "Watchdog caught collective operation timeout x"],
+    )
+    oom = entry_dict(
+        "oom-root",
+        category="memory",
+        fingerprints=[{"pattern": r"CUDA out of memory", "strength": "strong"}],
+        samples=["CUDA out of memory on rank 3", "torch.OutOfMemoryError: CUDA out of memory"],
+    )
+    engine = Engine(load_kb(write_kb(tmp_path / "kb", [hub, oom])), embedder=embedder, index_dir=tmp_path / "idx")
+    log = "torch.OutOfMemoryError: CUDA out of memory\n" + "Watchdog caught collective operation timeout: OpType=ALLREDUCE\n" * 3
+    assert ids(engine.diagnose(report_from_text(log)))[0] == "oom-root"
+    assert ids(engine.diagnose(report_from_text("Watchdog caught collective operation timeout OpType=ALLREDUCE")))[0] == "watchdog-hub"
