@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.diagnose import Engine
+from bot.diagnose import RETRIEVERS, Engine
 from bot.evaluate import load_cases
 from bot.ingest import normalize, report_from_text
 from index.calibrate import Calibration, fit
@@ -21,8 +21,10 @@ from index.fuse import Features, candidate_features
 WRONG_ANSWER_COST = 2.0  # a confident wrong answer costs twice what an abstention does
 
 
-def _rows_for(engine: Engine, text: str, kind: str, accepted: frozenset[str], skip: frozenset[int] = frozenset()):
-    ranked = engine.rank(text, kind=kind, skip_vectors=skip)
+def _rows_for(
+    engine: Engine, retriever: str, text: str, kind: str, accepted: frozenset[str], skip: frozenset[int] = frozenset()
+):
+    ranked = engine.rank(text, kind=kind, skip_vectors=skip, retriever=retriever)
     rows: list[tuple[Features, bool, bool]] = []  # (features, correct, is_top)
     for position in range(min(2, len(ranked.order))):
         index = int(ranked.order[position])
@@ -33,20 +35,20 @@ def _rows_for(engine: Engine, text: str, kind: str, accepted: frozenset[str], sk
     return rows
 
 
-def collect(engine: Engine, directories: Sequence[Path]) -> list[tuple[Features, bool, bool]]:
+def collect(engine: Engine, directories: Sequence[Path], retriever: str = "hybrid") -> list[tuple[Features, bool, bool]]:
     engine.ensure_index()
     vector_of = {(t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))}
     rows: list[tuple[Features, bool, bool]] = []
     for index, entry in enumerate(engine.entries()):
         own = frozenset({entry.id})
         for k, sample in enumerate(entry.samples):
-            rows += _rows_for(engine, normalize(sample), "log", own, frozenset({vector_of[(index, "sample", k)]}))
+            rows += _rows_for(engine, retriever, normalize(sample), "log", own, frozenset({vector_of[(index, "sample", k)]}))
         for k, question in enumerate(entry.questions):
-            rows += _rows_for(engine, question, "question", own, frozenset({vector_of[(index, "question", k)]}))
+            rows += _rows_for(engine, retriever, question, "question", own, frozenset({vector_of[(index, "question", k)]}))
     for directory in directories:
         for case in load_cases(directory):
             report = report_from_text(case.text)
-            rows += _rows_for(engine, report.text, report.kind, case.accepted)
+            rows += _rows_for(engine, retriever, report.text, report.kind, case.accepted)
     return rows
 
 
@@ -60,8 +62,8 @@ def choose_threshold(confidences: np.ndarray, correct: np.ndarray) -> float:
     return best
 
 
-def fit_calibration(engine: Engine, directories: Sequence[Path]) -> tuple[Calibration, str]:
-    rows = collect(engine, directories)
+def fit_retriever(engine: Engine, directories: Sequence[Path], retriever: str) -> tuple[Calibration, str]:
+    rows = collect(engine, directories, retriever)
     calibration = fit([r[0] for r in rows], [r[1] for r in rows])
     top = [(calibration.confidence(f), ok) for f, ok, is_top in rows if is_top]
     conf = np.array([c for c, _ in top])
@@ -70,7 +72,17 @@ def fit_calibration(engine: Engine, directories: Sequence[Path]) -> tuple[Calibr
     calibration = Calibration(calibration.coef, calibration.intercept, threshold, len(rows))
     answered = conf >= threshold
     report = (
-        f"fitted on {len(rows)} rows ({len(top)} cases); top-1 right {correct.mean():.3f}; "
-        f"threshold {threshold:.2f}: answered {answered.mean():.3f}, precision {correct[answered].mean() if answered.any() else 0:.3f}"
+        f"{retriever:12} fitted on {len(rows)} rows ({len(top)} cases); top-1 right {correct.mean():.3f}; "
+        f"threshold {threshold:.2f}: answered {answered.mean():.3f}, "
+        f"precision {correct[answered].mean() if answered.any() else 0:.3f}"
     )
     return calibration, report
+
+
+def fit_calibration(engine: Engine, directories: Sequence[Path]) -> tuple[dict[str, Calibration], str]:
+    fitted: dict[str, Calibration] = {}
+    lines: list[str] = []
+    for retriever in RETRIEVERS:
+        fitted[retriever], line = fit_retriever(engine, directories, retriever)
+        lines.append(line)
+    return fitted, "\n".join(lines)

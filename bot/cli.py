@@ -169,10 +169,12 @@ def calibrate(
     from bot.calibration_data import fit_calibration
 
     engine = _engine()
-    calibration, report = fit_calibration(engine, directories)
-    out.print(report, markup=False)
+    calibrations, report = fit_calibration(engine, directories)
+    typer.echo(report)
     if write:
-        calibration.save()
+        from index.calibrate import save_all
+
+        save_all(calibrations)
         out.print("wrote index/calibration.json")
 
 
@@ -304,9 +306,12 @@ def serve(
     """Run the Slack app."""
     if socket and http:
         fail("choose one of --socket and --http")
-    from bot.slack.serve import serve as run
+    from bot.slack.serve import ConfigError, serve as run
 
-    run(Settings(), mode="http" if http else "socket", host=host, port=port)
+    try:
+        run(Settings(), mode="http" if http else "socket", host=host, port=port)
+    except ConfigError as exc:
+        fail(str(exc), 1)
 
 
 def main() -> None:

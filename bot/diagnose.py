@@ -17,6 +17,7 @@ import numpy as np
 from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
+from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, SentenceTransformerEmbedder
 from index.evidence import evidence_text
@@ -45,6 +46,7 @@ class Ranked:
     evidence: dict[int, EntryEvidence]
     dense_used: bool
     query: str
+    retriever: str = "hybrid"
 
 
 class Engine:
@@ -54,7 +56,7 @@ class Engine:
         *,
         embedder: Embedder,
         index_dir: Path,
-        calibration: Calibration | None = None,
+        calibrations: dict[str, Calibration] | None = None,
         abstain_below: float | None = None,
         progress: Callable[[int, int], None] | None = None,
     ):
@@ -63,7 +65,8 @@ class Engine:
         self._by_id = kb.by_id()
         self.embedder = embedder
         self.index_dir = index_dir
-        self.calibration = calibration or Calibration.load()
+        self.calibrations = calibrations if calibrations is not None else calibrate.load_all()
+        self.calibration = self.calibrations.get("hybrid", calibrate.PRIOR)
         self.abstain_below = abstain_below if abstain_below is not None else self.calibration.threshold
         self.fingerprints = FingerprintIndex(self._entries)
         self.lexical = LexicalIndex(self._entries)
@@ -95,7 +98,15 @@ class Engine:
         triage = run_triage(report) if report.kind == "log" else None
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan(text)
-        ranked = self.rank(focus or text, kind=report.kind, evidence=None if focus else full_evidence)
+        named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        ranked = self.rank(
+            focus or text,
+            kind=report.kind,
+            evidence=None if focus else full_evidence,
+            # triage's inference ("rank 3 waited in a different collective") is evidence too
+            context=triage.summary if named_initiator else "",
+            root_known=named_initiator,
+        )
         return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
 
     # -- retrieval -------------------------------------------------------------------------------
@@ -129,7 +140,11 @@ class Engine:
         retriever: str = "hybrid",
         skip_vectors: frozenset[int] = frozenset(),
         force_dense: bool = False,
+        context: str = "",
+        root_known: bool = False,
     ) -> Ranked:
+        """Score every entry. `context` is added to the text retrievers' query; `root_known` says
+        triage already named the initiating failure, so collateral entries step back."""
         n = len(self._entries)
         evidence = self.fingerprints.scan(text) if evidence is None else evidence
         fp = np.zeros(n, dtype=np.float32)
@@ -137,9 +152,11 @@ class Engine:
         for i, ev in evidence.items():
             fp[i] = ev.score
             strong[i] = ev.strong
-        if (strong & ~self._collateral).any():  # the root cause outranks what followed from it
+        if root_known or (strong & ~self._collateral).any():  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)
+        if context:
+            query = f"{context}\n{query}"
         lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
         use_dense = retriever == "dense" or (
             retriever == "hybrid" and (force_dense or decisive_fingerprint(fp, strong) is None)
@@ -157,14 +174,19 @@ class Engine:
         else:
             scores = Scores(fp, lexical, dense)
         fused = scores.fused()
-        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query)
+        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever)
 
     # -- deciding --------------------------------------------------------------------------------
     def confidence_of(self, ranked: Ranked, entry: int, kind: str) -> float:
         features = candidate_features(
             ranked.scores, ranked.strong, ranked.fused, entry, dense_used=ranked.dense_used, question=kind == "question"
         )
-        return self.calibration.confidence(features)
+        return self.calibrations.get(ranked.retriever, calibrate.PRIOR).confidence(features)
+
+    def threshold(self, retriever: str = "hybrid") -> float:
+        if retriever == "hybrid":
+            return self.abstain_below
+        return self.calibrations.get(retriever, calibrate.PRIOR).threshold
 
     def decide(
         self,

@@ -82,7 +82,7 @@ def run_case(engine: Engine, case: Case, retriever: str) -> Outcome:
     kind = report.kind
     ranked = engine.rank(report.text, kind=kind, retriever=retriever)
     ids = [engine.entries()[int(i)].id for i in ranked.order[:5] if ranked.fused[int(i)] > 0]
-    answered = bool(ids) and engine.confidence_of(ranked, int(ranked.order[0]), kind) >= engine.abstain_below
+    answered = bool(ids) and engine.confidence_of(ranked, int(ranked.order[0]), kind) >= engine.threshold(retriever)
     return Outcome(ids, answered, (time.perf_counter() - started) * 1000)
 
 

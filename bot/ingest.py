@@ -28,7 +28,7 @@ _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.M)
 _LOG_SIGNAL = re.compile(
     r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|Exception)\b:|"
-    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|^[EWIF]\d{4} \d\d:\d\d:\d\d|\bNVRM: Xid\b|^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
+    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",
     re.M,
 )

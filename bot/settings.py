@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     )
     slack_api_url: str | None = None  # another Web API base URL (tests, proxies)
     passive_channels: list[str] = Field(default_factory=list)
+    # Passive channels answer only confident matches; optionally demand more than the engine's threshold.
+    passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
     listener_threads: int = 8
 

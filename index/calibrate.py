@@ -31,29 +31,38 @@ class Calibration:
         z = self.intercept + sum(c * x for c, x in zip(self.coef, features.vector()))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def save(self, path: Path = CALIBRATION_FILE) -> None:
-        path.write_text(
-            json.dumps(
-                {
-                    "features": list(Features.NAMES),
-                    "coef": [round(c, 6) for c in self.coef],
-                    "intercept": round(self.intercept, 6),
-                    "threshold": round(self.threshold, 4),
-                    "fitted_on": self.fitted_on,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
+    def to_json(self) -> dict:
+        return {
+            "coef": [round(c, 6) for c in self.coef],
+            "intercept": round(self.intercept, 6),
+            "threshold": round(self.threshold, 4),
+            "fitted_on": self.fitted_on,
+        }
 
     @classmethod
-    def load(cls, path: Path = CALIBRATION_FILE) -> Calibration:
-        if not path.exists():
-            return PRIOR
-        data = json.loads(path.read_text())
-        if tuple(data.get("features", ())) != Features.NAMES:
-            return PRIOR  # written for other features: the prior is safer than a misaligned model
+    def from_json(cls, data: dict) -> Calibration:
         return cls(tuple(data["coef"]), data["intercept"], data.get("threshold", DEFAULT_THRESHOLD), data.get("fitted_on", 0))
+
+
+def save_all(calibrations: dict[str, Calibration], path: Path = CALIBRATION_FILE) -> None:
+    """One model per retriever: each alone sees different features, so each gets its own fit."""
+    payload = {"features": list(Features.NAMES), "retrievers": {k: c.to_json() for k, c in calibrations.items()}}
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+
+
+def load_all(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
+    """The fitted model of each retriever; the prior where none was fitted or the file was written
+    for other features (the prior is safer than a misaligned model)."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    if tuple(data.get("features", ())) != Features.NAMES:
+        return {}
+    return {name: Calibration.from_json(c) for name, c in data.get("retrievers", {}).items()}
+
+
+def load(retriever: str = "hybrid", path: Path = CALIBRATION_FILE) -> Calibration:
+    return load_all(path).get(retriever, PRIOR)
 
 
 # Before any fit: confidence grows with the margin and a strong fingerprint.

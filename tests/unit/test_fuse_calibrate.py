@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from index.calibrate import PRIOR, Calibration, fit
+from index.calibrate import PRIOR, Calibration, fit, load, load_all, save_all
 from index.fuse import DECISIVE_MARGIN, Features, Scores, decisive_fingerprint, ranking
 
 
@@ -43,17 +43,20 @@ def test_fit_separates_right_from_wrong_and_roundtrips(tmp_path):
     cal = fit(rows, labels)
     assert cal.confidence(feats(1.6, 0.6)) > 0.8 > 0.2 > cal.confidence(feats(1.05, 0.05))
     path = tmp_path / "cal.json"
-    Calibration(cal.coef, cal.intercept, 0.42, 200).save(path)
-    loaded = Calibration.load(path)
+    save_all({"hybrid": Calibration(cal.coef, cal.intercept, 0.42, 200)}, path)
+    loaded = load("hybrid", path)
     assert loaded.threshold == 0.42 and loaded.coef == pytest.approx(cal.coef, abs=1e-5)
+    assert load("dense", path) == PRIOR
 
 
 def test_calibration_for_other_features_falls_back_to_prior(tmp_path):
     path = tmp_path / "cal.json"
     path.write_text('{"features": ["x"], "coef": [1], "intercept": 0}')
-    assert Calibration.load(path) == PRIOR
+    assert load_all(path) == {} and load("hybrid", path) == PRIOR
 
 
 def test_bundled_calibration_loads():
-    cal = Calibration.load()
-    assert len(cal.coef) == len(Features.NAMES) and 0.0 < cal.threshold < 1.0
+    fitted = load_all()
+    assert set(fitted) == {"hybrid", "fingerprint", "lexical", "dense"}
+    for cal in fitted.values():
+        assert len(cal.coef) == len(Features.NAMES) and 0.0 < cal.threshold < 1.0 and cal.fitted_on > 500

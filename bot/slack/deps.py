@@ -1,0 +1,46 @@
+"""The dependencies every Slack handler factory takes explicitly (no globals, no import-time I/O)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from dataclasses import dataclass, field
+
+from bot.model import DiagnosisEngine
+from bot.redact import redact
+from bot.settings import Settings
+from bot.slack.metrics import Metrics
+from bot.store.base import Store
+from kb.schema import Entry
+
+log = logging.getLogger("traindoc.slack")
+
+
+def log_failure(message: str, *args: object) -> None:
+    """log.exception, with the traceback redacted (exceptions can quote the user's log and its secrets)."""
+    log.error(message + "\n%s", *args, redact(traceback.format_exc()))
+
+
+@dataclass
+class Deps:
+    settings: Settings
+    engine: DiagnosisEngine
+    store: Store
+    metrics: Metrics = field(default_factory=Metrics)
+    _titles: dict[str, str] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def titles(self) -> dict[str, str]:
+        """Entry id -> title, for sibling buttons (computed once, on first use)."""
+        with self._lock:
+            if self._titles is None:
+                self._titles = {e.id: e.title for e in self.engine.entries()}
+            return self._titles
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return self.engine.entry(entry_id.strip())
+
+    @property
+    def max_download_bytes(self) -> int:
+        return self.settings.max_download_bytes

@@ -1,0 +1,155 @@
+"""Answer messages: mentions in channels, DMs, passive channels, and the log files attached to them.
+
+Flow: gather the input (message text, attached text files, or for a bare mention in a thread the
+earlier messages of that thread), post one placeholder, diagnose, replace the placeholder with the
+answer. Passive channels get no placeholder and no answer unless a pasted log matches confidently.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from slack_sdk import WebClient
+
+from bot.ingest import IngestError, build_report, decode, normalize
+from bot.model import Diagnosis, LogFile, Report
+from bot.redact import redact
+from bot.render import blocks as render
+from bot.slack import events
+from bot.slack.deps import Deps, log, log_failure
+from bot.slack.files import FileDownloadError, download, file_url
+from bot.slack.records import record_answer
+
+FAILURE_TEXT = "Sorry, I couldn't analyse this (an internal error). Try again, or paste the log as a file."
+THREAD_HISTORY_LIMIT = 200
+
+
+class UserFacingError(Exception):
+    """A problem with the input that the user can fix; its message is shown in the thread."""
+
+
+def make_message_listener(deps: Deps) -> Callable[..., None]:
+    """One listener for app_mention and message events; the dedup middleware has set context['surface']."""
+
+    def on_message(event: dict[str, Any], body: dict[str, Any], client: WebClient, context: Any) -> None:
+        surface = context.get("surface")
+        if surface is None:
+            return
+        started = time.monotonic()
+        event_id = body.get("event_id", "?")
+        channel = event["channel"]
+        thread = events.reply_thread(event, surface)
+        placeholder_ts: str | None = None
+
+        def reply(message: render.Message) -> None:
+            if placeholder_ts:
+                client.chat_update(channel=channel, ts=placeholder_ts, **message.kwargs())
+            else:
+                client.chat_postMessage(channel=channel, thread_ts=thread, **message.kwargs())
+
+        try:
+            if surface != "passive":  # at once, before downloads and the engine: the user sees we're on it
+                placeholder_ts = client.chat_postMessage(
+                    channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
+                )["ts"]
+            report = gather_report(deps, event, client, context, surface)
+            if report is None:
+                if surface != "passive":
+                    reply(render.render_help("Mention me with a traceback, or in the thread of a failing job's log."))
+                return
+            if surface == "passive" and report.kind != "log":
+                return  # passive mode never answers chatter
+            diagnosis = deps.engine.diagnose(report)
+            if surface == "passive" and not confident_enough_for_passive(deps, diagnosis):
+                return  # a passive channel never hears "no confident match"
+            record = record_answer(
+                deps,
+                diagnosis,
+                team_id=body.get("team_id", ""),
+                channel=channel,
+                user=event.get("user", ""),
+                origin=surface,
+                message_ts=event.get("ts", ""),
+            )
+            reply(render.render_diagnosis(diagnosis, ref=record.id, titles=deps.titles()))
+            deps.metrics.answers.labels(surface=surface, verdict=diagnosis.verdict).inc()
+            deps.metrics.latency.observe(time.monotonic() - started)
+        except (UserFacingError, FileDownloadError, IngestError) as exc:
+            log.info("event %s: cannot read the input: %s", event_id, redact(str(exc)))
+            if surface != "passive":
+                reply(render.render_error(str(exc)))
+        except Exception:  # noqa: BLE001 - a failing listener still answers in the thread
+            deps.metrics.failures.labels(surface=surface).inc()
+            log_failure("event %s: listener failed (%s in %s)", event_id, surface, channel)
+            if surface != "passive":
+                try:
+                    reply(render.render_error(FAILURE_TEXT))
+                except Exception:  # noqa: BLE001 - nothing more to do than log
+                    log_failure("event %s: could not post the failure notice", event_id)
+
+    return on_message
+
+
+def confident_enough_for_passive(deps: Deps, diagnosis: Diagnosis) -> bool:
+    floor = deps.settings.passive_min_confidence
+    return diagnosis.verdict == "match" and (floor is None or diagnosis.confidence >= floor)
+
+
+def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, context: Any, surface: str) -> Report | None:
+    """The Report for a message (None when there is nothing to diagnose)."""
+    text = event.get("text") or ""
+    sources: list[LogFile] = []
+    body_text = normalize(text, slack=True).strip()
+    if body_text:
+        sources.append(LogFile(name="message", text=body_text))
+    sources += read_files(deps, event.get("files") or [], token=_bot_token(client, context))
+    in_thread = event.get("thread_ts") and event.get("thread_ts") != event.get("ts")
+    if not sources and surface == "mention" and events.is_bare(text) and in_thread:
+        sources = thread_sources(deps, event, client, context)
+    if not sources:
+        return None
+    try:
+        report = build_report(sources, origin=f"slack:{surface}")
+    except IngestError:
+        return None
+    return report
+
+
+def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str) -> list[LogFile]:
+    readable, skipped = events.text_files(files)
+    if files and not readable:
+        raise UserFacingError(
+            f"I can read text logs (.log, .txt, .gz or a snippet), not {', '.join(skipped[:3])}. Paste the log text instead."
+        )
+    out = []
+    for f in readable:
+        data, cut = download(file_url(f), token=token, max_bytes=deps.max_download_bytes)
+        text = normalize(decode(data))
+        name = str(f.get("name") or f.get("title") or "attachment")
+        if cut:
+            text += f"\n[traindoc read only the first {deps.max_download_bytes} bytes of {name}]"
+        out.append(LogFile(name=name, text=text))
+    return out
+
+
+def thread_sources(deps: Deps, event: Mapping[str, Any], client: WebClient, context: Any) -> list[LogFile]:
+    """A bare mention in a thread: the thread's parent and earlier replies are the input."""
+    replies = client.conversations_replies(channel=event["channel"], ts=event["thread_ts"], limit=THREAD_HISTORY_LIMIT)
+    earlier = events.earlier_thread_messages(
+        replies.get("messages") or [], before_ts=event["ts"], bot_user_id=context.bot_user_id
+    )
+    out: list[LogFile] = []
+    token = _bot_token(client, context)
+    for i, message in enumerate(earlier):
+        text = normalize(message.get("text") or "", slack=True).strip()
+        if text:
+            out.append(LogFile(name=f"thread message {i + 1}", text=text))
+        if message.get("files"):
+            out += read_files(deps, message["files"], token=token)
+    return out
+
+
+def _bot_token(client: WebClient, context: Any) -> str:
+    return context.get("bot_token") or client.token or ""

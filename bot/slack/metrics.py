@@ -1,0 +1,27 @@
+"""Prometheus metrics of the Slack surface, in a registry of their own (one per app, test-friendly)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.events = Counter("traindoc_slack_events", "Slack events received", ["type"], registry=self.registry)
+        self.duplicates = Counter(
+            "traindoc_slack_duplicates", "Deliveries dropped as duplicates", ["key"], registry=self.registry
+        )
+        self.answers = Counter(
+            "traindoc_slack_answers", "Answers posted", ["surface", "verdict"], registry=self.registry
+        )
+        self.failures = Counter("traindoc_slack_failures", "Listeners that failed", ["surface"], registry=self.registry)
+        self.latency = Histogram(
+            "traindoc_slack_answer_seconds",
+            "From receiving an event to posting its answer",
+            buckets=(0.25, 0.5, 1, 2, 3, 5, 8, 13, 30),
+            registry=self.registry,
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,90 @@
+"""`traindoc serve`: run the app over Socket Mode (default on-prem, no public URL) or HTTP."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Literal
+
+from bot.model import DiagnosisEngine
+from bot.settings import Settings
+from bot.slack.metrics import Metrics
+from bot.store.base import Store
+
+Mode = Literal["socket", "http"]
+REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    # mode -> (settings field, environment variable)
+    "socket": (("slack_bot_token", "SLACK_BOT_TOKEN"), ("slack_app_token", "SLACK_APP_TOKEN")),
+    "http": (("slack_bot_token", "SLACK_BOT_TOKEN"), ("slack_signing_secret", "SLACK_SIGNING_SECRET")),
+}
+log = logging.getLogger("traindoc.serve")
+
+
+class ConfigError(Exception):
+    """The environment lacks what the chosen mode needs; the message names every missing variable."""
+
+
+def check_settings(settings: Settings, mode: Mode) -> None:
+    missing = [env for field, env in REQUIRED[mode] if not _present(getattr(settings, field))]
+    if missing:
+        raise ConfigError(
+            f"traindoc serve --{mode}: missing {', '.join(missing)} "
+            "(set them in the environment; TRAINDOC_-prefixed names work too)"
+        )
+
+
+def _present(value: object) -> bool:
+    secret = getattr(value, "get_secret_value", None)
+    return bool(secret() if secret else value)
+
+
+def warmed_engine(settings: Settings) -> DiagnosisEngine:
+    """Build the engine and pay its one-time costs (index, model) before Slack traffic arrives."""
+    from bot.diagnose import Engine
+    from bot.ingest import report_from_text
+
+    log.info("loading the knowledge base, index and model…")
+    started = time.monotonic()
+    engine = Engine.from_settings(settings)
+    engine.diagnose(report_from_text("warm-up: why does training hang at the first allreduce?", origin="warmup"))
+    log.info("engine ready in %.1f s", time.monotonic() - started)
+    return engine
+
+
+def serve(
+    settings: Settings,
+    *,
+    mode: Mode,
+    host: str = "0.0.0.0",
+    port: int = 3000,
+    engine: DiagnosisEngine | None = None,
+    store: Store | None = None,
+) -> None:
+    """Block serving Slack until interrupted. Raises ConfigError before any network I/O."""
+    check_settings(settings, mode)
+    from bot.slack.app import create_app
+
+    metrics = Metrics()
+    if engine is None:
+        engine = warmed_engine(settings)
+    app = create_app(settings, store=store, engine=engine, metrics=metrics)
+    if mode == "socket":
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        assert settings.slack_app_token is not None
+        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        log.info("traindoc connected over Socket Mode")
+        handler.start()
+        return
+    from bot.slack.http import make_http_server
+
+    server = make_http_server(app, metrics, host, port)
+    bound_host, bound_port = server.server_address[:2]
+    log.info("traindoc listening on http://%s:%s/slack/events (healthz, metrics)", bound_host, bound_port)
+    print(f"traindoc listening on http://{bound_host}:{bound_port}/slack/events", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

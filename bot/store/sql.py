@@ -1,0 +1,120 @@
+"""SQL store (SQLAlchemy Core): SQLite by default, PostgreSQL when replicas share claims and history.
+
+Claims are rows keyed by the claim key with an expiry; an expired row is deleted and re-inserted in
+one transaction, and the primary key makes exactly one concurrent inserter win.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, Text, create_engine, delete, insert, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
+
+from bot.store.base import CLAIM_TTL_S, DiagnosisRecord, Feedback, Store, new_id
+
+metadata = MetaData()
+
+claims = Table(
+    "traindoc_claims",
+    metadata,
+    Column("key", String(255), primary_key=True),
+    Column("expires_at", Float, nullable=False, index=True),
+)
+diagnoses = Table(
+    "traindoc_diagnoses",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("team_id", String(32), nullable=False, index=True),
+    Column("channel", String(32), nullable=False),
+    Column("message_ts", String(32), nullable=False),
+    Column("user", String(32), nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("entry_id", String(200), nullable=False),
+    Column("title", String(300), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON
+    Column("created_at", Float, nullable=False, index=True),
+)
+feedback = Table(
+    "traindoc_feedback",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("diagnosis_id", String(32), nullable=False, index=True),
+    Column("team_id", String(32), nullable=False),
+    Column("user", String(32), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("helpful", Boolean, nullable=False),
+    Column("predicted_id", String(200), nullable=False),
+    Column("correct_id", String(400), nullable=False),
+    Column("created_at", Float, nullable=False, index=True),
+)
+
+
+class SqlStore(Store):
+    def __init__(self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None):
+        self._clock = clock
+        parsed = make_url(url)
+        if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        self.engine = engine or create_engine(url, pool_pre_ping=True)
+        self._create_lock = threading.Lock()
+        with self._create_lock:
+            metadata.create_all(self.engine)
+
+    def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
+        now = self._clock()
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(delete(claims).where(claims.c.key == key, claims.c.expires_at <= now))
+                conn.execute(insert(claims).values(key=key, expires_at=now + ttl_s))
+        except IntegrityError:
+            return False
+        return True
+
+    def purge_expired(self) -> int:
+        with self.engine.begin() as conn:
+            return conn.execute(delete(claims).where(claims.c.expires_at <= self._clock())).rowcount
+
+    def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
+        row = record.model_dump()
+        row["payload"] = json.dumps(row["payload"])
+        with self.engine.begin() as conn:
+            conn.execute(insert(diagnoses).values(**row))
+        return record
+
+    def get_diagnosis(self, record_id: str) -> DiagnosisRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(diagnoses).where(diagnoses.c.id == record_id)).mappings().first()
+        return _record(dict(row)) if row else None
+
+    def recent_diagnoses(self, team_id: str, limit: int = 10) -> list[DiagnosisRecord]:
+        query = (
+            select(diagnoses).where(diagnoses.c.team_id == team_id).order_by(diagnoses.c.created_at.desc()).limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [_record(dict(row)) for row in conn.execute(query).mappings()]
+
+    def add_feedback(self, item: Feedback) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(feedback).values(id=new_id(), **item.model_dump()))
+
+    def list_feedback(self, limit: int = 100) -> list[Feedback]:
+        query = select(feedback).order_by(feedback.c.created_at.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [Feedback(**{k: v for k, v in row.items() if k != "id"}) for row in rows]
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _record(row: dict) -> DiagnosisRecord:
+    row["payload"] = json.loads(row["payload"])
+    return DiagnosisRecord(**row)
