@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import emit  # noqa: E402
+from bench.common import emit
 
 DECISIVE_LOG = (
     "[rank3]: Traceback (most recent call last):\n"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import emit, median_seconds, peak_rss_mb  # noqa: E402
-from index.scanner import MultiScanner  # noqa: E402
-from kb.load import load_kb  # noqa: E402
+from bench.common import emit, median_seconds, peak_rss_mb
+from index.scanner import MultiScanner
+from kb.load import load_kb
 
 NOISE = [
     "[rank{r}]:[I1202 03:{m:02d}:{s:02d}.{us:06d} {pid} torch/distributed/run.py:{n}] step {n} loss {l:.4f} lr 3.0e-04 grad_norm {g:.3f}",

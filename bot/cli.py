@@ -7,12 +7,12 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from bot.ingest import IngestError, report_from_bytes, report_from_text
+from bot.ingest import IngestError, report_from_bytes
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -84,8 +84,8 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the DESIGN §4b JSON object.")] = False,
 ) -> None:
     """Answer a question from the failure encyclopedia."""
-    from bot.model import LogFile
     from bot.ingest import build_report, normalize
+    from bot.model import LogFile
 
     text = normalize(question)
     if not text.strip():
@@ -122,7 +122,7 @@ def diagnose(
 @app.command("eval")
 def eval_command(
     directory: Annotated[Path, typer.Argument(help="A directory of eval case YAML files.")],
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the figures to this file.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures to this file.")] = None,
     show_misses: Annotated[bool, typer.Option("--misses", help="List the cases the hybrid gets wrong.")] = False,
 ) -> None:
     """Score every retriever alone and the hybrid on labelled cases."""
@@ -212,7 +212,7 @@ def _kb_or_fail():
 
 @kb_app.command("lint")
 def kb_lint(
-    category: Annotated[Optional[str], typer.Option(help="Check the ranking of this category's samples only.")] = None,
+    category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
     static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
     lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
 ) -> None:
@@ -256,7 +256,7 @@ def kb_lint(
 
 
 @kb_app.command("list")
-def kb_list(category: Annotated[Optional[str], typer.Option(help="Only this category.")] = None) -> None:
+def kb_list(category: Annotated[str | None, typer.Option(help="Only this category.")] = None) -> None:
     """List entries: id, category, title."""
     from kb.schema import CATEGORIES
 
@@ -306,7 +306,8 @@ def serve(
     """Run the Slack app."""
     if socket and http:
         fail("choose one of --socket and --http")
-    from bot.slack.serve import ConfigError, serve as run
+    from bot.slack.serve import ConfigError
+    from bot.slack.serve import serve as run
 
     try:
         run(Settings(), mode="http" if http else "socket", host=host, port=port)

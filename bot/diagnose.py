@@ -21,7 +21,7 @@ from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, SentenceTransformerEmbedder
 from index.evidence import evidence_text
-from index.fingerprints import EntryEvidence, FingerprintIndex
+from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
 from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
 from kb.load import KnowledgeBase, load_kb
@@ -71,6 +71,10 @@ class Engine:
         self.fingerprints = FingerprintIndex(self._entries)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
+        self._explains: dict[str, list[int]] = {}
+        for i, e in enumerate(self._entries):
+            for finding in e.explains:
+                self._explains.setdefault(finding, []).append(i)
         self._dense = None
         self._progress = progress
 
@@ -106,6 +110,7 @@ class Engine:
             # triage's inference ("rank 3 waited in a different collective") is evidence too
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
+            finding=triage.initiating.kind if named_initiator else "",
         )
         return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
 
@@ -142,6 +147,7 @@ class Engine:
         force_dense: bool = False,
         context: str = "",
         root_known: bool = False,
+        finding: str = "",
     ) -> Ranked:
         """Score every entry. `context` is added to the text retrievers' query; `root_known` says
         triage already named the initiating failure, so collateral entries step back."""
@@ -152,6 +158,11 @@ class Engine:
         for i, ev in evidence.items():
             fp[i] = ev.score
             strong[i] = ev.strong
+        if finding:  # triage's inference counts as a strong fingerprint for the entries that explain it
+            for i in self._explains.get(finding, ()):
+                if retriever in ("hybrid", "fingerprint"):
+                    fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
+                    strong[i] = True
         if root_known or (strong & ~self._collateral).any():  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)

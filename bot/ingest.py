@@ -25,12 +25,12 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SLACK_MENTION = re.compile(r"<[@#!][A-Z0-9^|a-z_-]+(?:\|[^>]*)?>")
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
-_FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.M)
+_FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
 _LOG_SIGNAL = re.compile(
     r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|Exception)\b:|"
     r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",
-    re.M,
+    re.MULTILINE,
 )
 
 

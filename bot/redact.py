@@ -16,7 +16,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}"), MASK),
     (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), MASK),
     (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), MASK),
-    (re.compile(r"\bwandb_v1_[A-Za-z0-9_]{20,}|\b[0-9a-f]{40}(?=\s*$)", re.M), MASK),
+    (re.compile(r"\bwandb_v1_[A-Za-z0-9_]{20,}|\b[0-9a-f]{40}(?=\s*$)", re.MULTILINE), MASK),
     # JWTs
     (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), MASK),
     # user:password@ in URLs (postgres://u:p@h, https://u:p@h)
@@ -43,7 +43,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # PEM private key blocks
     (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
         MASK,
     ),
 )

@@ -58,6 +58,5 @@ class DenseIndex:
             if vid < 0 or int(vid) in skip_vectors:
                 continue
             entry = self.vector_entries[vid]
-            if sim > out[entry]:
-                out[entry] = sim
+            out[entry] = max(out[entry], sim)
         return out

@@ -115,7 +115,6 @@ class MultiScanner:
 
             def on_match(pattern_id, _start, end, _flags, _ctx):
                 ends.append((pattern_id, end))
-                return None
 
             self._hs_db(first_only).scan(chunk, match_event_handler=on_match)
             if not ends:

@@ -8,10 +8,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+")
 _SPLIT = re.compile(r"[_.]|(?<=[a-z])(?=[A-Z])")
 
 STOPWORDS = frozenset(
-    """a an and are as at be but by for from has have how i if in into is it its my of on or our
-    so that the their then there these this to was we were what when where which while why with
-    you your does do did can could should would will not no yes get got after before during
-    run running use using""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "my", "of", "on", "or", "our", "so", "that", "the", "their", "then", "there", "these", "this", "to", "was", "we", "were", "what", "when", "where", "which", "while", "why", "with", "you", "your", "does", "do", "did", "can", "could", "should", "would", "will", "not", "no", "yes", "get", "got", "after", "before", "during", "run", "running", "use", "using"]
 )
 
 

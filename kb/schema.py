@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-CATEGORIES = (
-    "communication",
-    "distributed-training",
-    "launch-and-elastic",
-    "memory",
-    "checkpoint",
-    "storage-and-io",
-    "data-loading",
-    "hardware",
-    "environment",
-    "compilation",
-    "numerics",
-    "inference-serving",
-    "performance",
-)
 Category = Literal[
     "communication",
     "distributed-training",
@@ -36,6 +21,8 @@ Category = Literal[
     "inference-serving",
     "performance",
 ]
+
+CATEGORIES: tuple[str, ...] = get_args(Category)
 
 ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -74,6 +61,10 @@ class Entry(_Frozen):
     # A follow-on failure (watchdog timeouts, ChildFailedError summaries, "engine dead"): when a
     # root-cause entry also has strong evidence in the same log, the root cause ranks first.
     collateral: bool = False
+    # Findings of rank-aware triage this entry explains when no error line names the cause:
+    # "desync" (ranks wait in different collectives), "checkpoint" (the one rank that did not time
+    # out was saving), "stalled" (one rank never reached the collective), "silent".
+    explains: tuple[Literal["desync", "checkpoint", "stalled", "silent"], ...] = ()
     root_cause: tuple[str, ...] = Field(min_length=1)
     fix: tuple[str, ...] = Field(min_length=1)
     confirm: tuple[str, ...] = Field(min_length=1)

@@ -9,15 +9,8 @@ from bot.ingest import normalize
 from bot.model import LogFile, Report
 from tests.triage_scenarios import Scenario, all_scenarios
 
-# Only triage's inference tells these apart from a plain watchdog timeout (the logs print the same
-# timeout lines); the engine does not yet use Triage.initiating.kind, so the generic entry wins.
-NEEDS_KIND_AWARE_RANKING = {"desync", "checkpoint"}
 pytestmark = pytest.mark.timeout(900)  # the first run builds the index
-SCENARIOS = [
-    pytest.param(s, id=s.name, marks=pytest.mark.xfail(reason="generic nccl-watchdog-timeout ranks first", strict=False))
-    if s.name in NEEDS_KIND_AWARE_RANKING else pytest.param(s, id=s.name)
-    for s in all_scenarios()
-]
+SCENARIOS = [pytest.param(s, id=s.name) for s in all_scenarios()]
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +21,6 @@ def engine(bundled_engine):
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_top_result_is_in_the_initiators_family(scenario: Scenario, engine):
-    # kind="log" explicitly: ingest's log/question guess misses srun --label glog lines (reported)
     files = tuple(LogFile(name=f.name, text=normalize(f.text)) for f in scenario.files)
     report = Report(files=files, kind="log")
     diagnosis = engine.diagnose(report)

@@ -1,7 +1,8 @@
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from index.scanner import HAVE_HYPERSCAN, MultiScanner, hyperscan_rejects, iter_line_chunks
 
