@@ -68,7 +68,7 @@ class Engine:
         self.calibrations = calibrations if calibrations is not None else calibrate.load_all()
         self.calibration = self.calibrations.get("hybrid", calibrate.PRIOR)
         self.abstain_below = abstain_below if abstain_below is not None else self.calibration.threshold
-        self.fingerprints = FingerprintIndex(self._entries)
+        self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
         self._explains: dict[str, list[int]] = {}

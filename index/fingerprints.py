@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from index.scanner import MultiScanner
 from kb.schema import Entry
@@ -56,7 +57,7 @@ class _Use:
 class FingerprintIndex:
     """Scan once, attribute each matched pattern to every entry that uses it."""
 
-    def __init__(self, entries: Sequence[Entry], *, force_re2: bool = False):
+    def __init__(self, entries: Sequence[Entry], *, force_re2: bool = False, cache_dir: Path | None = None):
         self.entries = list(entries)
         uses: dict[str, list[_Use]] = defaultdict(list)
         for i, entry in enumerate(self.entries):
@@ -68,7 +69,7 @@ class FingerprintIndex:
                 uses[pattern].append(_Use(i, "excludes"))
         self.patterns = list(uses)
         self._uses = [uses[p] for p in self.patterns]
-        self.scanner = MultiScanner(self.patterns, force_re2=force_re2)
+        self.scanner = MultiScanner(self.patterns, force_re2=force_re2, cache_dir=cache_dir)
 
     @property
     def fingerprint_count(self) -> int:

@@ -7,7 +7,10 @@ Both engines are linear-time: a hostile log cannot make a scan backtrack. Matche
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -65,8 +68,9 @@ def iter_line_chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[bytes]:
 class MultiScanner:
     """Scan text for many patterns in one pass."""
 
-    def __init__(self, patterns: Sequence[str], *, force_re2: bool = False):
+    def __init__(self, patterns: Sequence[str], *, force_re2: bool = False, cache_dir: Path | None = None):
         self.patterns = list(patterns)
+        self.cache_dir = cache_dir  # compiled Hyperscan databases are kept here between runs
         self.engine = "hyperscan" if HAVE_HYPERSCAN and not force_re2 else "re2"
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
         self._dbs: dict[bool, object] = {}
@@ -80,14 +84,22 @@ class MultiScanner:
             flag = hyperscan.HS_FLAG_ALLOWEMPTY
             if first_only:
                 flag |= hyperscan.HS_FLAG_SINGLEMATCH
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            db.compile(
-                expressions=[line_mode(p).encode() for p in self.patterns],
-                ids=list(range(len(self.patterns))),
-                flags=[flag] * len(self.patterns),
-            )
+            expressions = [line_mode(p).encode() for p in self.patterns]
+            cached = self._cache_path(expressions, flag)
+            db = _load_db(cached) if cached is not None else None
+            if db is None:
+                db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=[flag] * len(expressions))
+                if cached is not None:
+                    _save_db(cached, db)
             self._dbs[first_only] = db
         return self._dbs[first_only]
+
+    def _cache_path(self, expressions: list[bytes], flag: int) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(b"\0".join(expressions) + f"|{flag}|{hyperscan.__version__}".encode()).hexdigest()[:24]
+        return self.cache_dir / f"hyperscan-{key}.db"
 
     def scan(self, text: str | bytes, *, first_only: bool = False) -> list[Match]:
         """All (pattern, line) pairs, each pair once, in line order. With `first_only`, at most the
@@ -140,6 +152,25 @@ class MultiScanner:
                 if first_only:
                     break
         return out
+
+
+def _load_db(path: Path):
+    try:
+        db = hyperscan.loadb(path.read_bytes(), mode=hyperscan.HS_MODE_BLOCK)
+        db.scratch = hyperscan.Scratch(db)  # a deserialized database comes without one
+        return db
+    except (OSError, hyperscan.error, TypeError):
+        return None  # absent, or written by another Hyperscan build: compile afresh
+
+
+def _save_db(path: Path, db) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(hyperscan.dumpb(db))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the compile time
 
 
 def _re2_set(patterns: Sequence[str]):

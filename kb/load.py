@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from kb.schema import Entry
 
 BUNDLED_ENTRIES = Path(__file__).parent / "entries"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~5x faster cold start
 
 
 class KBLoadError(Exception):
@@ -39,7 +40,7 @@ def entry_files(root: Path) -> list[Path]:
 
 
 def load_entry(path: Path) -> Entry:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     if not isinstance(data, dict):
         raise ValueError("not a mapping")
     entry = Entry.model_validate(data)

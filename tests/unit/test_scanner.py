@@ -87,3 +87,14 @@ def test_anchors_work_per_line_in_every_engine(force_re2):
     text = "abc end\nxyz\nfoo end\nlast"
     scanner = MultiScanner([r"end$", r"^xyz$", r"^last$"], force_re2=force_re2)
     assert [(m.pattern, m.line) for m in scanner.scan(text)] == [(0, 1), (1, 2), (0, 3), (2, 4)]
+
+
+@pytest.mark.skipif(not HAVE_HYPERSCAN, reason="Hyperscan not installed")
+def test_compiled_database_is_cached_and_reused(tmp_path):
+    first = MultiScanner(PATTERNS, cache_dir=tmp_path)
+    expected = [(m.pattern, m.line) for m in first.scan(TEXT)]
+    assert len(list(tmp_path.glob("hyperscan-*.db"))) == 1
+    again = MultiScanner(PATTERNS, cache_dir=tmp_path)
+    assert [(m.pattern, m.line) for m in again.scan(TEXT)] == expected
+    (next(tmp_path.glob("hyperscan-*.db"))).write_bytes(b"corrupt")
+    assert [(m.pattern, m.line) for m in MultiScanner(PATTERNS, cache_dir=tmp_path).scan(TEXT)] == expected
