@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
@@ -25,13 +27,21 @@ def _numbered(title: str, items: tuple[str, ...], style: str) -> RenderableType:
 
 def _evidence(candidate: Candidate) -> Text:
     out = Text()
-    for hit in candidate.why.fingerprints[:MAX_EVIDENCE_LINES]:
+    lines = {hit.line: hit for hit in candidate.why.fingerprints}  # several patterns may hit one line
+    for hit in list(lines.values())[:MAX_EVIDENCE_LINES]:
         out.append(f"  line {hit.line}: ", style="dim")
         out.append(f"{hit.text}\n", style="yellow")
     if not candidate.why.fingerprints:
         out.append("  no fingerprint matched: ranked by text similarity ", style="dim")
     out.append(f"  lexical {candidate.why.lexical:.2f} · dense {candidate.why.dense:.2f}\n", style="dim")
     return out
+
+
+def two_sentences(paragraphs: tuple[str, ...]) -> str:
+    """The first two sentences of the root cause: the why, before the fix (DESIGN §5b)."""
+    text = " ".join(paragraphs)
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text, maxsplit=2)
+    return " ".join(parts[:2])
 
 
 def _header(diagnosis: Diagnosis, best: Candidate) -> Text:
@@ -61,7 +71,7 @@ def render_match(diagnosis: Diagnosis) -> RenderableType:
     if (line := _triage_line(diagnosis)) is not None:
         parts.append(line)
     parts.append(_evidence(best))
-    parts.append(Text.assemble(("Why: ", "bold"), " ".join(entry.root_cause)))
+    parts.append(Text.assemble(("Why: ", "bold"), two_sentences(entry.root_cause)))
     parts.append(_numbered("Fix:", entry.fix, "bold green"))
     parts.append(_numbered("Confirm:", entry.confirm, "bold cyan"))
     footer = Text()
