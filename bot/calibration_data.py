@@ -1,6 +1,7 @@
 """Collect labelled (features, correct) rows and fit the confidence model and abstention threshold.
 
 Rows come from the KB's own samples and questions, each ranked with its own dense vector left out,
+from composed off-topic texts (index/offtopic.yaml: every answer to them is wrong),
 and from eval case directories given on the command line (development data; never bundled).
 """
 
@@ -10,14 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from bot.diagnose import RETRIEVERS, Engine
 from bot.evaluate import load_cases
 from bot.ingest import normalize, report_from_text
-from index.calibrate import Calibration, fit
+from index.calibrate import CALIBRATION_FILE, Calibration, fit
 from index.dense import dense_texts
 from index.fuse import Features, candidate_features
 
+OFFTOPIC = CALIBRATION_FILE.with_name("offtopic.yaml")
 WRONG_ANSWER_COST = 2.0  # a confident wrong answer costs twice what an abstention does
 
 
@@ -45,6 +48,12 @@ def collect(engine: Engine, directories: Sequence[Path], retriever: str = "hybri
             rows += _rows_for(engine, retriever, normalize(sample), "log", own, frozenset({vector_of[(index, "sample", k)]}))
         for k, question in enumerate(entry.questions):
             rows += _rows_for(engine, retriever, question, "question", own, frozenset({vector_of[(index, "question", k)]}))
+    offtopic = yaml.safe_load(OFFTOPIC.read_text())
+    for question in offtopic["questions"]:
+        rows += _rows_for(engine, retriever, question, "question", frozenset())
+    for log in offtopic["logs"]:
+        report = report_from_text(log)
+        rows += _rows_for(engine, retriever, report.text, report.kind, frozenset())
     for directory in directories:
         for case in load_cases(directory):
             report = report_from_text(case.text)

@@ -66,7 +66,7 @@ def load(retriever: str = "hybrid", path: Path = CALIBRATION_FILE) -> Calibratio
 
 
 # Before any fit: confidence grows with the margin and a strong fingerprint.
-PRIOR = Calibration(coef=(0.0, 4.0, 0.0, 2.5, 0.0, 3.0, 0.0, 0.0), intercept=-2.5)
+PRIOR = Calibration(coef=(4.0, 0.0, 2.5, 1.0, 3.0, 0.0, 0.0), intercept=-3.0)
 
 
 def fit(features: Sequence[Features], correct: Sequence[bool], *, l2: float = 0.5, steps: int = 3000) -> Calibration:

@@ -9,6 +9,7 @@ import numpy as np
 # Strong fingerprints dominate (1.0+), text similarity orders the rest and breaks ties.
 LEXICAL_WEIGHT = 0.35
 DENSE_WEIGHT = 1.0
+LEXICAL_HALF = 10.0  # the BM25 score that counts as half-way to a sure lexical match
 # A strong fingerprint "decides" (dense retrieval is skipped) when no other entry's fingerprint
 # evidence comes within this margin of the best one.
 DECISIVE_MARGIN = 0.3
@@ -55,14 +56,18 @@ class Features:
     fingerprint: float
     strong: float
     lexical: float  # normalized
+    lexical_abs: float  # raw BM25 squashed to [0, 1): low for accidental word overlap
     dense: float
     dense_used: float
     question: float
 
     def vector(self) -> list[float]:
-        return [self.score, self.margin, self.fingerprint, self.strong, self.lexical, self.dense, self.dense_used, self.question]
+        # The normalized lexical score and the raw fused score are left out: in labelled data the
+        # right answer nearly always tops BM25, so a fit leans on "lexical == 1" and collapses the
+        # confidence of a clear fingerprint match whose BM25 rank is second. The margin carries it.
+        return [self.margin, self.fingerprint, self.strong, self.lexical_abs, self.dense, self.dense_used, self.question]
 
-    NAMES = ("score", "margin", "fingerprint", "strong", "lexical", "dense", "dense_used", "question")
+    NAMES = ("margin", "fingerprint", "strong", "lexical_abs", "dense", "dense_used", "question")
 
 
 def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, entry: int, *, dense_used: bool, question: bool) -> Features:
@@ -74,6 +79,7 @@ def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, en
         fingerprint=float(scores.fingerprint[entry]),
         strong=float(strong[entry]),
         lexical=float(scores.lexical_normalized[entry]),
+        lexical_abs=float(scores.lexical[entry] / (scores.lexical[entry] + LEXICAL_HALF)),
         dense=float(scores.dense[entry]),
         dense_used=float(dense_used),
         question=float(question),

@@ -45,3 +45,28 @@ def test_seed_question_and_log_line(bundled_engine):
     d = bundled_engine.diagnose(report_from_text(log))
     assert d.verdict == "match" and d.results[0].id == "roce-qp-timeout-during-checkpoint-save"
     assert d.results[0].why.fingerprints[0].line == 2
+
+
+def test_off_topic_input_abstains(bundled_engine):
+    for text in (
+        "how do I configure nginx rate limiting for my API?",
+        "ActionController::RoutingError (No route matches [GET] \"/favicon.ico\"):\n  actionpack (7.1.2) lib/action_dispatch/middleware/debug_exceptions.rb:61:in `call'",
+    ):
+        d = bundled_engine.diagnose(report_from_text(text))
+        assert d.verdict == "abstain", (text, d.results[0].id, d.confidence)
+        assert len(d.results) >= 3  # the nearest entries are still listed
+
+
+def test_a_clear_error_in_a_noisy_log_is_answered(bundled_engine):
+    log = (
+        "W1202 10:00:01.123000 140 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default\n"
+        "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. Disabling parallelism to avoid deadlocks...\n"
+        "{'loss': 2.1932, 'grad_norm': 1.82, 'learning_rate': 4.9e-05, 'epoch': 0.12}\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/app/train.py", line 140, in <module>\n'
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 1 has a total capacity of 39.39 GiB of which 1.02 GiB is free.\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+    )
+    d = bundled_engine.diagnose(report_from_text(log))
+    assert d.verdict == "match" and d.results[0].id == "cuda-oom-activations-batch-too-large"
+    assert d.triage is not None and d.triage.initiating.rank == 1

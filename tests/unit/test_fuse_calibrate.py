@@ -6,7 +6,11 @@ from index.fuse import DECISIVE_MARGIN, Features, Scores, decisive_fingerprint, 
 
 
 def feats(score, margin, strong=0.0, dense=0.5):
-    return Features(score, margin, strong, strong, 0.5, dense, 1.0, 0.0)
+    return Features(score, margin, strong, strong, 0.5, 0.5, dense, 1.0, 0.0)
+
+
+def test_feature_vector_matches_names():
+    assert len(feats(1.0, 0.5).vector()) == len(Features.NAMES)
 
 
 def test_strong_fingerprint_dominates_text_similarity():
