@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from index.scanner import MultiScanner, hyperscan
+from index.scanner import MultiScanner
 
 Role = Literal["root", "collateral", "info"]
 
@@ -71,34 +71,12 @@ RULES: tuple[Rule, ...] = (
 RULE_INDEX = {rule.name: i for i, rule in enumerate(RULES)}
 
 
-class OffsetScanner(MultiScanner):
-    """A MultiScanner that reports (pattern, end offset) pairs instead of line numbers.
-
-    Streaming triage scans 8 MB chunks that are mostly noise; line numbers for every chunk would
-    cost a newline count per chunk, while the offsets of the few hits cost nothing extra. The
-    chunk may be any bytes-like object (a memoryview into a reused read buffer).
-    """
-
-    def new_scratch(self):
-        """Hyperscan scratch space for one thread (a scratch must not be shared by concurrent scans)."""
-        return hyperscan.Scratch(self._hs_db(False)) if self.engine == "hyperscan" and self.patterns else None
-
-    def scan_offsets(self, data, scratch=None) -> list[tuple[int, int]]:
-        if not self.patterns:
-            return []
-        if self.engine == "hyperscan":
-            out: list[tuple[int, int]] = []
-            self._hs_db(False).scan(data, match_event_handler=lambda pid, _s, end, _f, _c: out.append((pid, end)), scratch=scratch)
-            return out
-        chunk = bytes(data)
-        hits = self._set.Match(chunk) if self._set is not None else []
-        return [(pid, m.end()) for pid in hits for m in self._regexes[pid].finditer(chunk)]
-
-
+# Streaming triage scans 8 MB chunks that are mostly noise: it asks the scanner for end offsets
+# (MultiScanner.scan_offsets) and counts lines only around the few hits.
 @cache
-def line_scanner() -> OffsetScanner:
+def line_scanner() -> MultiScanner:
     """All rules in one multi-pattern scanner, compiled once per process."""
-    return OffsetScanner([rule.pattern for rule in RULES])
+    return MultiScanner([rule.pattern for rule in RULES])
 
 
 def classify(rule_ids: list[int]) -> tuple[Role, str, bool] | None:

@@ -249,7 +249,7 @@ def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_nee
                 census(chunk[:CENSUS_SAMPLE_BYTES], scan, buffers)
                 census(chunk[-CENSUS_SAMPLE_BYTES:], scan, buffers)
         eq = buffers.newline_mask(chunk)
-        hits = scanner.scan_offsets(chunk, buffers.line_scratch)
+        hits = scanner.scan_offsets(chunk, scratch=buffers.line_scratch)
         if hits:
             _events_of_chunk(scan, chunk, eq, hits, offset, newlines, tail)
         newlines += int(np.count_nonzero(eq))

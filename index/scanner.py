@@ -6,9 +6,9 @@ Both engines are linear-time: a hostile log cannot make a scan backtrack. Matche
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
 import hashlib
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,37 +121,40 @@ class MultiScanner:
             matches = [m for m in matches if not (m.pattern in seen or seen.add(m.pattern))]
         return matches
 
-    def _scan_chunk(self, chunk: bytes, first_only: bool) -> Iterable[tuple[int, int]]:
-        if self.engine == "hyperscan":
-            ends: list[tuple[int, int]] = []
+    def new_scratch(self):
+        """Hyperscan scratch space for one thread (concurrent scans must not share one)."""
+        return hyperscan.Scratch(self._hs_db(False)) if self.engine == "hyperscan" and self.patterns else None
 
-            def on_match(pattern_id, _start, end, _flags, _ctx):
-                ends.append((pattern_id, end))
-
-            self._hs_db(first_only).scan(chunk, match_event_handler=on_match)
-            if not ends:
-                return []
-            newlines = _line_starts(chunk)
-            ids = np.fromiter((e[0] for e in ends), dtype=np.int64, count=len(ends))
-            offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
-            lines = np.searchsorted(newlines, offs, side="left") + 1
-            return zip(ids.tolist(), lines.tolist())
-        return self._re2_chunk(chunk, first_only)
-
-    def _re2_chunk(self, chunk: bytes, first_only: bool) -> list[tuple[int, int]]:
-        hits = self._set.Match(chunk) if self._set is not None else []
-        if not hits:
+    def scan_offsets(self, data, *, first_only: bool = False, scratch=None) -> list[tuple[int, int]]:
+        """(pattern, end offset) pairs over any bytes-like `data`: for callers that stream chunks
+        and need line numbers only for the few hits."""
+        if not self.patterns:
             return []
-        newlines = _line_starts(chunk)
-        out: list[tuple[int, int]] = []
-        for pattern_id in hits:
-            regex = self._regexes[pattern_id]
-            for m in regex.finditer(chunk):
-                end = max(m.end() - 1, 0)
-                out.append((pattern_id, int(np.searchsorted(newlines, end, side="left")) + 1))
+        if self.engine == "hyperscan":
+            out: list[tuple[int, int]] = []
+            self._hs_db(first_only).scan(
+                data, match_event_handler=lambda pid, _start, end, _flags, _ctx: out.append((pid, end)), scratch=scratch
+            )
+            return out
+        chunk = bytes(data)
+        hits = (self._set.Match(chunk) if self._set is not None else None) or []  # Match gives None for none
+        offsets: list[tuple[int, int]] = []
+        for pid in hits:
+            for m in self._regexes[pid].finditer(chunk):
+                offsets.append((pid, m.end()))
                 if first_only:
                     break
-        return out
+        return offsets
+
+    def _scan_chunk(self, chunk: bytes, first_only: bool) -> Iterable[tuple[int, int]]:
+        ends = self.scan_offsets(chunk, first_only=first_only)
+        if not ends:
+            return []
+        newlines = _line_starts(chunk)
+        ids = np.fromiter((e[0] for e in ends), dtype=np.int64, count=len(ends))
+        offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
+        lines = np.searchsorted(newlines, offs, side="left") + 1
+        return zip(ids.tolist(), lines.tolist())
 
 
 def _load_db(path: Path):

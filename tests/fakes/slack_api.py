@@ -17,8 +17,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.fakes.loopback import LoopbackServer
 
 T = TypeVar("T")
 
@@ -54,8 +56,9 @@ class FakeFile:
     html: bool = False  # answer the login page even with the right token (a broken file URL)
 
 
-class FakeSlackAPI:
+class FakeSlackAPI(LoopbackServer):
     def __init__(self, *, bot_token: str = BOT_TOKEN, app_token: str = APP_TOKEN):
+        super().__init__()
         self.bot_token = bot_token
         self.app_token = app_token
         self.calls: list[Call] = []
@@ -65,12 +68,12 @@ class FakeSlackAPI:
         self._scripted: dict[str, list[Scripted]] = {}
         self._cond = threading.Condition()
         self._ts = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> FakeSlackAPI:
+    thread_name = "fake-slack"
+
+    def _make_server(self) -> ThreadingHTTPServer:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -86,23 +89,12 @@ class FakeSlackAPI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-slack", daemon=True)
-        self._thread.start()
-        return self
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        return server
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _serve_args(self) -> tuple[Any, ...]:
+        return (0.05,)
 
     @property
     def port(self) -> int:

@@ -10,38 +10,27 @@ import json
 import queue
 import threading
 import time
-from typing import Any, Self
+from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import Server, ServerConnection, serve
 
+from tests.fakes.loopback import LoopbackServer
 
-class FakeSocketModeServer:
+
+class FakeSocketModeServer(LoopbackServer):
     def __init__(self) -> None:
+        super().__init__()
         self.acks: list[dict[str, Any]] = []
         self.connections = 0
         self._outbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self._ids = itertools.count(1)
         self._cond = threading.Condition()
-        self._server: Server | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> FakeSocketModeServer:
-        self._server = serve(self._handle, "127.0.0.1", 0, ping_interval=None)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-socket-mode", daemon=True)
-        self._thread.start()
-        return self
+    thread_name = "fake-socket-mode"
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _make_server(self) -> Server:
+        return serve(self._handle, "127.0.0.1", 0, ping_interval=None)
 
     @property
     def url(self) -> str:
