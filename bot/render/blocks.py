@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.model import Candidate, Diagnosis, Triage
 from bot.render import slack_limits as lim
+from bot.render.text import first_sentences
 from kb.schema import Entry
 
 # action_ids the Slack handlers register; buttons that repeat in one message get a numeric suffix.
@@ -94,11 +95,6 @@ def escape(text: str) -> str:
 
 def link(url: str, title: str) -> str:
     return f"<{url}|{escape(title).replace('|', '/')}>"
-
-
-def first_sentences(text: str, n: int = 2) -> str:
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(`\"'])", " ".join(text.split()))
-    return " ".join(parts[:n])
 
 
 # -- answers ------------------------------------------------------------------------------------

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
@@ -11,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.model import Candidate, Diagnosis
+from bot.render.text import first_sentences
 from kb.schema import Entry
 
 MAX_EVIDENCE_LINES = 4
@@ -35,13 +34,6 @@ def _evidence(candidate: Candidate) -> Text:
         out.append("  no fingerprint matched: ranked by text similarity ", style="dim")
     out.append(f"  lexical {candidate.why.lexical:.2f} · dense {candidate.why.dense:.2f}\n", style="dim")
     return out
-
-
-def two_sentences(paragraphs: tuple[str, ...]) -> str:
-    """The first two sentences of the root cause: the why, before the fix (DESIGN §5b)."""
-    text = " ".join(paragraphs)
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text, maxsplit=2)
-    return " ".join(parts[:2])
 
 
 def _header(diagnosis: Diagnosis, best: Candidate) -> Text:
@@ -71,7 +63,7 @@ def render_match(diagnosis: Diagnosis) -> RenderableType:
     if (line := _triage_line(diagnosis)) is not None:
         parts.append(line)
     parts.append(_evidence(best))
-    parts.append(Text.assemble(("Why: ", "bold"), two_sentences(entry.root_cause)))
+    parts.append(Text.assemble(("Why: ", "bold"), first_sentences(entry.root_cause[0])))
     parts.append(_numbered("Fix:", entry.fix, "bold green"))
     parts.append(_numbered("Confirm:", entry.confirm, "bold cyan"))
     footer = Text()
