@@ -17,6 +17,7 @@ import numpy as np
 from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
+from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, SentenceTransformerEmbedder
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 
 TOP_K = 5
 COLLATERAL_DISCOUNT = 0.5
+VERSION_MISMATCH_FACTOR = 0.6
 HIT_TEXT_CHARS = 300
 RETRIEVERS = ("hybrid", "fingerprint", "lexical", "dense")
 
@@ -71,6 +73,7 @@ class Engine:
         self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
+        self._versioned = [i for i, e in enumerate(self._entries) if e.applies_to]
         self._explains: dict[str, list[int]] = {}
         for i, e in enumerate(self._entries):
             for finding in e.explains:
@@ -103,6 +106,7 @@ class Engine:
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan(text)
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        versions = (triage.versions if triage is not None and triage.versions else None) or versions_of(text)
         ranked = self.rank(
             focus or text,
             kind=report.kind,
@@ -111,6 +115,7 @@ class Engine:
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
+            versions=versions if report.kind == "log" else {},
         )
         return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
 
@@ -148,6 +153,7 @@ class Engine:
         context: str = "",
         root_known: bool = False,
         finding: str = "",
+        versions: dict[str, str] | None = None,
     ) -> Ranked:
         """Score every entry. `context` is added to the text retrievers' query; `root_known` says
         triage already named the initiating failure, so collateral entries step back."""
@@ -185,6 +191,9 @@ class Engine:
         else:
             scores = Scores(fp, lexical, dense)
         fused = scores.fused()
+        for i in self._versioned:  # an entry whose version range the log rules out steps back
+            if versions and mismatches(self._entries[i].applies_to, versions):
+                fused[i] *= VERSION_MISMATCH_FACTOR
         return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever)
 
     # -- deciding --------------------------------------------------------------------------------
