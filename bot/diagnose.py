@@ -68,8 +68,7 @@ class Engine:
         self.embedder = embedder
         self.index_dir = index_dir
         self.calibrations = calibrations if calibrations is not None else calibrate.load_all()
-        self.calibration = self.calibrations.get("hybrid", calibrate.PRIOR)
-        self.abstain_below = abstain_below if abstain_below is not None else self.calibration.threshold
+        self.abstain_below = abstain_below if abstain_below is not None else self.calibration_for("hybrid").threshold
         self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
@@ -106,7 +105,6 @@ class Engine:
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan(text)
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
-        versions = (triage.versions if triage is not None and triage.versions else None) or versions_of(text)
         ranked = self.rank(
             focus or text,
             kind=report.kind,
@@ -115,9 +113,14 @@ class Engine:
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
-            versions=versions if report.kind == "log" else {},
+            versions=self._versions(text, triage) if report.kind == "log" else None,
         )
         return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
+
+    @staticmethod
+    def _versions(text: str, triage: Triage | None) -> dict[str, str]:
+        """What triage already read, else a look at the head and tail of the log."""
+        return (triage.versions if triage is not None else None) or versions_of(text)
 
     # -- retrieval -------------------------------------------------------------------------------
     @property
@@ -164,11 +167,11 @@ class Engine:
         for i, ev in evidence.items():
             fp[i] = ev.score
             strong[i] = ev.strong
-        if finding:  # triage's inference counts as a strong fingerprint for the entries that explain it
+        if finding and retriever in ("hybrid", "fingerprint"):
+            # triage's inference counts as a strong fingerprint for the entries that explain it
             for i in self._explains.get(finding, ()):
-                if retriever in ("hybrid", "fingerprint"):
-                    fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
-                    strong[i] = True
+                fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
+                strong[i] = True
         if root_known or (strong & ~self._collateral).any():  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)
@@ -191,9 +194,10 @@ class Engine:
         else:
             scores = Scores(fp, lexical, dense)
         fused = scores.fused()
-        for i in self._versioned:  # an entry whose version range the log rules out steps back
-            if versions and mismatches(self._entries[i].applies_to, versions):
-                fused[i] *= VERSION_MISMATCH_FACTOR
+        if versions:  # an entry whose version range the log rules out steps back
+            for i in self._versioned:
+                if mismatches(self._entries[i].applies_to, versions):
+                    fused[i] *= VERSION_MISMATCH_FACTOR
         return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever)
 
     # -- deciding --------------------------------------------------------------------------------
@@ -201,12 +205,14 @@ class Engine:
         features = candidate_features(
             ranked.scores, ranked.strong, ranked.fused, entry, dense_used=ranked.dense_used, question=kind == "question"
         )
-        return self.calibrations.get(ranked.retriever, calibrate.PRIOR).confidence(features)
+        return self.calibration_for(ranked.retriever).confidence(features)
+
+    def calibration_for(self, retriever: str) -> Calibration:
+        """The fitted model of one retriever; the prior where none was fitted."""
+        return self.calibrations.get(retriever, calibrate.PRIOR)
 
     def threshold(self, retriever: str = "hybrid") -> float:
-        if retriever == "hybrid":
-            return self.abstain_below
-        return self.calibrations.get(retriever, calibrate.PRIOR).threshold
+        return self.abstain_below if retriever == "hybrid" else self.calibration_for(retriever).threshold
 
     def decide(
         self,

@@ -61,10 +61,6 @@ def load_all(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
     return {name: Calibration.from_json(c) for name, c in data.get("retrievers", {}).items()}
 
 
-def load(retriever: str = "hybrid", path: Path = CALIBRATION_FILE) -> Calibration:
-    return load_all(path).get(retriever, PRIOR)
-
-
 # Before any fit: confidence grows with the margin and a strong fingerprint.
 PRIOR = Calibration(coef=(4.0, 0.0, 2.5, 1.0, 3.0, 0.0, 0.0), intercept=-3.0)
 

@@ -49,36 +49,32 @@ def ranking(values: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Features:
-    """What the calibrator sees of one candidate."""
+    """What the calibrator sees of one candidate. The normalized BM25 score and the raw fused score
+    are left out on purpose: in labelled data the right answer nearly always tops BM25, so a fit
+    leans on "lexical == 1" and collapses the confidence of a clear fingerprint match whose BM25
+    rank is second. The margin carries that information."""
 
-    score: float
     margin: float  # to the best other candidate (negative for runners-up)
     fingerprint: float
     strong: float
-    lexical: float  # normalized
     lexical_abs: float  # raw BM25 squashed to [0, 1): low for accidental word overlap
     dense: float
     dense_used: float
     question: float
 
-    def vector(self) -> list[float]:
-        # The normalized lexical score and the raw fused score are left out: in labelled data the
-        # right answer nearly always tops BM25, so a fit leans on "lexical == 1" and collapses the
-        # confidence of a clear fingerprint match whose BM25 rank is second. The margin carries it.
-        return [self.margin, self.fingerprint, self.strong, self.lexical_abs, self.dense, self.dense_used, self.question]
-
     NAMES = ("margin", "fingerprint", "strong", "lexical_abs", "dense", "dense_used", "question")
+
+    def vector(self) -> list[float]:
+        return [getattr(self, name) for name in self.NAMES]
 
 
 def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, entry: int, *, dense_used: bool, question: bool) -> Features:
     others = np.delete(fused, entry)
     best_other = float(others.max()) if others.size else 0.0
     return Features(
-        score=float(fused[entry]),
         margin=float(fused[entry]) - best_other,
         fingerprint=float(scores.fingerprint[entry]),
         strong=float(strong[entry]),
-        lexical=float(scores.lexical_normalized[entry]),
         lexical_abs=float(scores.lexical[entry] / (scores.lexical[entry] + LEXICAL_HALF)),
         dense=float(scores.dense[entry]),
         dense_used=float(dense_used),

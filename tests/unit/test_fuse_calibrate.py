@@ -1,16 +1,16 @@
 import numpy as np
 import pytest
 
-from index.calibrate import PRIOR, Calibration, fit, load, load_all, save_all
+from index.calibrate import PRIOR, Calibration, fit, load_all, save_all
 from index.fuse import DECISIVE_MARGIN, Features, Scores, decisive_fingerprint, ranking
 
 
-def feats(score, margin, strong=0.0, dense=0.5):
-    return Features(score, margin, strong, strong, 0.5, 0.5, dense, 1.0, 0.0)
+def feats(margin, strong=0.0, dense=0.5):
+    return Features(margin, strong, strong, 0.5, dense, 1.0, 0.0)
 
 
 def test_feature_vector_matches_names():
-    assert len(feats(1.0, 0.5).vector()) == len(Features.NAMES)
+    assert len(feats(0.5).vector()) == len(Features.NAMES)
 
 
 def test_strong_fingerprint_dominates_text_similarity():
@@ -32,7 +32,7 @@ def test_decisive_only_when_no_other_entry_comes_close():
 
 
 def test_prior_confidence_grows_with_margin():
-    low, high = PRIOR.confidence(feats(1.0, 0.05)), PRIOR.confidence(feats(1.0, 0.8, strong=1.0))
+    low, high = PRIOR.confidence(feats(0.05)), PRIOR.confidence(feats(0.8, strong=1.0))
     assert 0.0 <= low < high <= 1.0
 
 
@@ -42,21 +42,21 @@ def test_fit_separates_right_from_wrong_and_roundtrips(tmp_path):
     for _ in range(200):
         right = rng.random() < 0.5
         margin = rng.normal(0.6 if right else 0.05, 0.1)
-        rows.append(feats(1.0 + margin, margin))
+        rows.append(feats(margin))
         labels.append(right)
     cal = fit(rows, labels)
-    assert cal.confidence(feats(1.6, 0.6)) > 0.8 > 0.2 > cal.confidence(feats(1.05, 0.05))
+    assert cal.confidence(feats(0.6)) > 0.8 > 0.2 > cal.confidence(feats(0.05))
     path = tmp_path / "cal.json"
     save_all({"hybrid": Calibration(cal.coef, cal.intercept, 0.42, 200)}, path)
-    loaded = load("hybrid", path)
+    loaded = load_all(path)["hybrid"]
     assert loaded.threshold == 0.42 and loaded.coef == pytest.approx(cal.coef, abs=1e-5)
-    assert load("dense", path) == PRIOR
+    assert "dense" not in load_all(path)
 
 
 def test_calibration_for_other_features_falls_back_to_prior(tmp_path):
     path = tmp_path / "cal.json"
     path.write_text('{"features": ["x"], "coef": [1], "intercept": 0}')
-    assert load_all(path) == {} and load("hybrid", path) == PRIOR
+    assert load_all(path) == {}
 
 
 def test_bundled_calibration_loads():
