@@ -17,6 +17,7 @@ from bot.settings import Settings
 
 if TYPE_CHECKING:
     from bot.diagnose import Engine
+    from kb.load import KnowledgeBase
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Diagnose ML training and inference failures.")
 kb_app = typer.Typer(no_args_is_help=True, help="Inspect and check the knowledge base.")
@@ -35,7 +36,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
     raise typer.Exit(code)
 
 
-def _engine(settings: Settings | None = None) -> Engine:
+def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -> Engine:
     from rich.progress import Progress
 
     from bot.diagnose import Engine
@@ -55,7 +56,7 @@ def _engine(settings: Settings | None = None) -> Engine:
             progress.stop()
 
     try:
-        return Engine.from_settings(settings or Settings(), progress=on_progress)
+        return Engine.from_settings(settings or Settings(), kb=kb, progress=on_progress)
     except KBLoadError as exc:
         fail(f"the knowledge base does not load:\n{exc}", 1)
     except ModelNotFoundError as exc:
@@ -188,17 +189,11 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
     if reason is None and not force:
         out.print(f"index is current: {engine.index_dir}")
         return
-    manifest = store.build(engine.index_dir, engine.kb, engine.embedder, progress=engine._progress, force=force)
+    manifest = engine.rebuild_index()
     out.print(
         f"built {engine.index_dir}: {len(manifest.entry_ids)} entries, {len(manifest.vector_entries)} vectors, "
         f"{manifest.dimension} dims, {manifest.built_seconds:.1f} s"
     )
-
-
-def _engine_parts(settings: Settings):
-    from index.embed import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name)
 
 
 def _kb_or_fail():
@@ -242,11 +237,9 @@ def kb_lint(
     if lenient:
         problems = [p for p in problems if "unknown sibling" not in p]
     if not static_only and (lenient or not problems):
-        from bot.diagnose import Engine
         from bot.kb_checks import ranking_problems
 
-        engine = Engine(kb, embedder=_engine_parts(settings), index_dir=settings.resolved_index_dir())
-        problems.extend(str(p) for p in ranking_problems(engine, category=category))
+        problems.extend(str(p) for p in ranking_problems(_engine(settings, kb), category=category))
     problems = load_problems + problems
     for problem in problems:
         typer.echo(problem)

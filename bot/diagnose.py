@@ -81,10 +81,17 @@ class Engine:
         self._progress = progress
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, *, progress: Callable[[int, int], None] | None = None) -> Engine:
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        *,
+        kb: KnowledgeBase | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Engine:
+        """The engine the settings describe; `kb` overrides the settings' knowledge base."""
         settings = settings or Settings()
         return cls(
-            load_kb(settings.kb_dir),
+            kb or load_kb(settings.kb_dir),
             embedder=SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name),
             index_dir=settings.resolved_index_dir(),
             abstain_below=settings.abstain_below,
@@ -137,6 +144,14 @@ class Engine:
 
     def ensure_index(self) -> None:
         _ = self.dense
+
+    def rebuild_index(self):
+        """Build the index now even if it is current; returns its manifest."""
+        from index import store
+
+        manifest = store.build(self.index_dir, self.kb, self.embedder, progress=self._progress, force=True)
+        self._dense = None
+        return manifest
 
     def query_text(self, text: str, kind: str, evidence: dict[int, EntryEvidence]) -> str:
         if kind == "question":
