@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Category = Literal[
     "communication",
@@ -49,6 +49,10 @@ class Reference(_Frozen):
 class Entry(_Frozen):
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=5, max_length=150)
+    # failure: a root cause to fix. benign: a known-harmless warning or notice, answered as
+    # harmless and never as a root cause (its root_cause says what the line means, its fix how
+    # to silence it, and when_it_matters the cases where it is not harmless).
+    kind: Literal["failure", "benign"] = "failure"
     category: Category
     tags: tuple[str, ...] = ()
     summary: str = Field(min_length=10)
@@ -76,6 +80,15 @@ class Entry(_Frozen):
     references: tuple[Reference, ...] = Field(min_length=1)
     samples: tuple[str, ...] = Field(min_length=2)
     questions: tuple[str, ...] = Field(min_length=1)
+    when_it_matters: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _benign_says_when_it_matters(self) -> Entry:
+        if self.kind == "benign" and not self.when_it_matters:
+            raise ValueError("a benign entry says when_it_matters (when the line is not harmless)")
+        if self.kind == "benign" and self.collateral:
+            raise ValueError("a benign entry cannot be collateral")
+        return self
 
     @field_validator("siblings")
     @classmethod
