@@ -197,10 +197,10 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
 
 
 def _kb_or_fail():
-    from kb.load import KBLoadError, load_kb
+    from kb.load import KBLoadError
 
     try:
-        return load_kb(Settings().kb_dir)
+        return Settings().load_kb()
     except KBLoadError as exc:
         fail(f"the knowledge base does not load:\n{exc}", 1)
 
@@ -214,19 +214,19 @@ def kb_lint(
     """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, and samples
     that do not rank their own entry first or that another entry claims."""
     from kb.lint import static_problems
-    from kb.load import KBLoadError, load_kb
+    from kb.load import KBLoadError
 
     settings = Settings()
     load_problems: list[str] = []
     try:
-        kb = load_kb(settings.kb_dir)
+        kb = settings.load_kb()
     except KBLoadError as exc:
         if not lenient:
             for problem in exc.problems:
                 typer.echo(problem)
             fail(f"{len(exc.problems)} problems", 1)
         load_problems = exc.problems
-        kb = load_kb(settings.kb_dir, lenient=True)
+        kb = settings.load_kb(lenient=True)
     problems = [str(p) for p in static_problems(kb)]
     from index.scanner import hyperscan_rejects
 
@@ -246,6 +246,44 @@ def kb_lint(
     if problems:
         fail(f"{len(problems)} problems in {len(kb.entries)} entries", 1)
     out.print(f"ok: {len(kb.entries)} entries, {sum(len(e.samples) for e in kb.entries)} samples")
+
+
+@kb_app.command("new")
+def kb_new(
+    from_log: Annotated[Path, typer.Option("--from", help="A log of the failure (plain or .gz).")],
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Team entries directory (default: the first of TRAINDOC_KB_EXTRA, else ./team-kb).")] = None,
+    entry_id: Annotated[str | None, typer.Option("--id", help="The new entry's id (kebab-case).")] = None,
+    category: Annotated[str | None, typer.Option(help="Its category (default: the nearest entry's).")] = None,
+) -> None:
+    """Draft a team entry from a log: fingerprint candidates and siblings filled, prose left TODO."""
+    import re
+
+    from bot.scaffold import draft_entry, to_yaml
+    from kb.schema import CATEGORIES, ID_PATTERN
+
+    if category and category not in CATEGORIES:
+        fail(f"unknown category {category!r}; one of: {', '.join(CATEGORIES)}")
+    if entry_id and not re.match(ID_PATTERN, entry_id):
+        fail(f"{entry_id!r} is not a kebab-case id")
+    if not from_log.is_file():
+        fail(f"{from_log}: no such file")
+    try:
+        report = report_from_bytes([(from_log.name, from_log.read_bytes())])
+    except IngestError as exc:
+        fail(str(exc))
+    settings = Settings()
+    entry = draft_entry(report, _engine(settings).diagnose(report), entry_id=entry_id, category=category)
+    root = out_dir or (settings.kb_extra[0] if settings.kb_extra else Path("team-kb"))
+    path = root / entry["category"] / f"{entry['id']}.yaml"
+    if path.exists():
+        fail(f"{path} exists; choose another --id")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_yaml(entry), encoding="utf-8")
+    out.print(
+        f"wrote {path}: {len(entry['fingerprints'])} fingerprint candidates, siblings {', '.join(entry['siblings']) or '-'}.\n"
+        f"Fill every TODO, then: TRAINDOC_KB_EXTRA={root} traindoc kb lint",
+        markup=False,
+    )
 
 
 @kb_app.command("list")

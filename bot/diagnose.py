@@ -25,7 +25,7 @@ from index.evidence import evidence_text
 from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
 from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
-from kb.load import KnowledgeBase, load_kb
+from kb.load import KnowledgeBase
 from kb.schema import Entry
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ class Engine:
         """The engine the settings describe; `kb` overrides the settings' knowledge base."""
         settings = settings or Settings()
         return cls(
-            kb or load_kb(settings.kb_dir),
+            kb or settings.load_kb(),
             embedder=SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name),
             index_dir=settings.resolved_index_dir(),
             abstain_below=settings.abstain_below,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def default_cache_dir() -> Path:
@@ -27,6 +28,8 @@ class Settings(BaseSettings):
 
     # Knowledge base and index
     kb_dir: Path | None = None  # default: the bundled kb/entries
+    # A team's own entry trees merged on top of the bundled ones (os.pathsep- or comma-separated).
+    kb_extra: Annotated[tuple[Path, ...], NoDecode] = ()
     index_dir: Path | None = None  # default: <cache>/index
     model_path: Path | None = None  # a local sentence-transformers model directory
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
@@ -53,6 +56,22 @@ class Settings(BaseSettings):
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
     listener_threads: int = 8
+
+    @field_validator("kb_extra", mode="before")
+    @classmethod
+    def _split_paths(cls, value: object) -> object:
+        if isinstance(value, str):
+            import os
+            import re
+
+            return tuple(Path(p) for p in re.split(rf"[,{re.escape(os.pathsep)}]", value) if p.strip())
+        return value
+
+    def load_kb(self, *, lenient: bool = False):
+        """The knowledge base these settings name: bundled (or KB_DIR) plus the team trees."""
+        from kb.load import load_kb
+
+        return load_kb(self.kb_dir, extra=self.kb_extra, lenient=lenient)
 
     def resolved_index_dir(self) -> Path:
         return self.index_dir or default_cache_dir() / "index"

@@ -7,12 +7,19 @@ from pathlib import Path
 
 from kb.load import KBLoadError, KnowledgeBase, load_kb
 from kb.patterns import PatternError, compile_linear
+from kb.schema import Entry
 
 _SPACE = re.compile(r"\s+")
 
 
 def _normalized(text: str) -> str:
     return _SPACE.sub(" ", text).strip().lower()
+
+
+def todo_fields(entry: Entry) -> list[str]:
+    """The fields of a drafted entry (`traindoc kb new`) that nobody has written yet."""
+    data = entry.model_dump()
+    return [name for name, value in data.items() if "TODO" in str(value)]
 
 
 def static_problems(kb: KnowledgeBase) -> list[str]:
@@ -41,6 +48,7 @@ def static_problems(kb: KnowledgeBase) -> list[str]:
                     continue
                 if kind == "fingerprint" and not any(compiled.search(s) for s in entry.samples):
                     problems.append(f"{where}: fingerprint {pattern!r} matches none of its samples")
+        problems.extend(f"{where}: {field} still says TODO" for field in todo_fields(entry))
         for sample in entry.samples:
             key = _normalized(sample)
             other = owner_of_sample.setdefault(key, entry.id)

@@ -151,3 +151,21 @@ def test_decisive_diagnosis_does_not_import_torch(fixture_kb_dir, tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"torch": False, "st": False}
+
+
+def test_kb_new_drafts_a_team_entry_that_lint_refuses_until_filled(cli, tmp_path, monkeypatch):
+    log = tmp_path / "lease.log"
+    log.write_text(
+        "2026-12-01T08:14:02Z INFO trainer starting\n"
+        "acme.launch.LeaseError: lease server refused lease 0x7f3a11c2 for pool h100 after 30 s\n"
+    )
+    team = tmp_path / "team"
+    result = cli("kb", "new", "--from", str(log), "--out", str(team), "--id", "acme-lease-refused", "--category", "launch-and-elastic")
+    assert result.exit_code == 0, result.output
+    drafted = team / "launch-and-elastic" / "acme-lease-refused.yaml"
+    assert "LeaseError: lease server refused lease 0x" in drafted.read_text()
+    monkeypatch.setenv("TRAINDOC_KB_EXTRA", str(team))
+    linted = cli("kb", "lint", "--static")
+    assert linted.exit_code == 1 and "acme-lease-refused: summary still says TODO" in linted.output
+    again = cli("kb", "new", "--from", str(log), "--out", str(team), "--id", "acme-lease-refused", "--category", "launch-and-elastic")
+    assert again.exit_code == 2 and "exists" in again.stderr
