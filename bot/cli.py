@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from bot.diagnose import Engine
     from kb.load import KnowledgeBase
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Diagnose ML training and inference failures.")
-kb_app = typer.Typer(no_args_is_help=True, help="Inspect and check the knowledge base.")
-index_app = typer.Typer(no_args_is_help=True, help="Build the retrieval index.")
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, context_settings=CONTEXT, help="Diagnose ML training and inference failures."
+)
+kb_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Inspect and check the knowledge base.")
+index_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Build the retrieval index.")
 app.add_typer(kb_app, name="kb")
 app.add_typer(index_app, name="index")
 
@@ -77,6 +80,24 @@ def _emit(diagnosis, as_json: bool, *, with_table: bool = False) -> None:
         except ImportError:
             return
         out.print(rank_table(diagnosis.triage))
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"traindoc {version('traindoc')}")
+        except PackageNotFoundError:
+            typer.echo("traindoc (not installed as a package)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    _: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Diagnose ML training and inference failures."""
 
 
 @app.command()

@@ -169,3 +169,11 @@ def test_kb_new_drafts_a_team_entry_that_lint_refuses_until_filled(cli, tmp_path
     assert linted.exit_code == 1 and "acme-lease-refused: summary still says TODO" in linted.output
     again = cli("kb", "new", "--from", str(log), "--out", str(team), "--id", "acme-lease-refused", "--category", "launch-and-elastic")
     assert again.exit_code == 2 and "exists" in again.stderr
+
+
+def test_version_and_short_help():
+    runner = CliRunner()
+    version = runner.invoke(app, ["--version"])
+    assert version.exit_code == 0 and version.stdout.startswith("traindoc ")
+    short = runner.invoke(app, ["-h"])
+    assert short.exit_code == 0 and "diagnose" in short.stdout and "--version" in short.stdout
