@@ -72,6 +72,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
                 user=event.get("user", ""),
                 origin=surface,
                 message_ts=event.get("ts", ""),
+                query=report.text,
             )
             reply(render.render_diagnosis(diagnosis, ref=record.id, titles=deps.titles()))
             deps.metrics.answers.labels(surface=surface, verdict=diagnosis.verdict).inc()

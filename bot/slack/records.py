@@ -6,6 +6,8 @@ from bot.model import Diagnosis
 from bot.slack.deps import Deps
 from bot.store.base import DiagnosisRecord
 
+MAX_STORED_INPUT = 256 << 10  # characters of redacted input kept per answer
+
 
 def record_answer(
     deps: Deps,
@@ -18,11 +20,13 @@ def record_answer(
     message_ts: str = "",
     query: str = "",
 ) -> DiagnosisRecord:
-    """Store the answer; `query` (already redacted) is kept only where a button must re-run it (share)."""
+    """Store the answer with its input (`query`, already redacted by ingest), so that sharing,
+    `traindoc rematch` and `traindoc feedback export` can re-run it; a huge input keeps its head and tail."""
     best = diagnosis.best
     payload = diagnosis.to_json()
+    payload["kind"] = diagnosis.kind
     if query:
-        payload["input"] = query
+        payload["input"] = query if len(query) <= MAX_STORED_INPUT else query[: MAX_STORED_INPUT // 4] + "\n...\n" + query[-MAX_STORED_INPUT // 4 * 3 :]
     return deps.store.record_diagnosis(
         DiagnosisRecord(
             team_id=team_id,

@@ -48,8 +48,16 @@ class Feedback(_Frozen):
     channel: str = ""
     helpful: bool
     predicted_id: str = ""
-    correct_id: str = ""  # a picked entry id, or the user's free text when no id fits
+    correct_id: str = ""  # a picked entry id, NONE_OF_THESE, or the user's free text when no id fits
+    note: str = ""  # the user's words beside the pick (redacted)
     created_at: float = Field(default_factory=time.time)
+
+    @property
+    def corrected(self) -> bool:
+        return not self.helpful and bool(self.correct_id)
+
+
+NONE_OF_THESE = "none"  # the feedback modal's "none of these": no entry answers this input
 
 
 class Claims(ABC):
@@ -78,6 +86,14 @@ class History(ABC):
     @abstractmethod
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
         """Newest first."""
+
+    @abstractmethod
+    def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
+        """Every team's answers created at or after `since` (epoch seconds), oldest first."""
+
+    @abstractmethod
+    def feedback_since(self, since: float) -> list[Feedback]:
+        """Feedback created at or after `since`, oldest first."""
 
     def close(self) -> None:
         """Release connections."""
@@ -111,6 +127,12 @@ class SplitStore(Store):
 
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
         return self.history.list_feedback(limit)
+
+    def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
+        return self.history.diagnoses_since(since)
+
+    def feedback_since(self, since: float) -> list[Feedback]:
+        return self.history.feedback_since(since)
 
     def close(self) -> None:
         self.history.close()

@@ -54,3 +54,11 @@ class MemoryStore(Store):
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
         with self._lock:
             return list(reversed(self._feedback))[:limit]
+
+    def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
+        with self._lock:
+            return sorted((r for r in self._records.values() if r.created_at >= since), key=lambda r: r.created_at)
+
+    def feedback_since(self, since: float) -> list[Feedback]:
+        with self._lock:
+            return sorted((f for f in self._feedback if f.created_at >= since), key=lambda f: f.created_at)

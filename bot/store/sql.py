@@ -7,7 +7,6 @@ one transaction, and the primary key makes exactly one concurrent inserter win.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +15,11 @@ from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, Text, cr
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError
 
+from bot.store import migrations
 from bot.store.base import CLAIM_TTL_S, DiagnosisRecord, Feedback, Store, new_id
 
+# The tables as the code reads them; the schema itself is created and changed by the Alembic
+# revisions in bot/store/migrations (a test checks the two agree).
 metadata = MetaData()
 
 claims = Table(
@@ -54,6 +56,7 @@ feedback = Table(
     Column("predicted_id", String(200), nullable=False),
     Column("correct_id", String(400), nullable=False),
     Column("created_at", Float, nullable=False, index=True),
+    Column("note", Text, nullable=False, server_default=""),
 )
 
 
@@ -64,9 +67,7 @@ class SqlStore(Store):
         if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         self.engine = engine or create_engine(url, pool_pre_ping=True)
-        self._create_lock = threading.Lock()
-        with self._create_lock:
-            metadata.create_all(self.engine)
+        migrations.upgrade(self.engine)
 
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
         now = self._clock()
@@ -106,7 +107,17 @@ class SqlStore(Store):
             conn.execute(insert(feedback).values(id=new_id(), **item.model_dump()))
 
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
-        query = select(feedback).order_by(feedback.c.created_at.desc()).limit(limit)
+        return self._feedback(select(feedback).order_by(feedback.c.created_at.desc()).limit(limit))
+
+    def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
+        query = select(diagnoses).where(diagnoses.c.created_at >= since).order_by(diagnoses.c.created_at)
+        with self.engine.connect() as conn:
+            return [_record(dict(row)) for row in conn.execute(query).mappings()]
+
+    def feedback_since(self, since: float) -> list[Feedback]:
+        return self._feedback(select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at))
+
+    def _feedback(self, query) -> list[Feedback]:
         with self.engine.connect() as conn:
             rows = conn.execute(query).mappings().all()
         return [Feedback(**{k: v for k, v in row.items() if k != "id"}) for row in rows]

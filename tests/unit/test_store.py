@@ -157,3 +157,15 @@ def test_store_from_settings_puts_claims_in_redis_when_configured(tmp_path):
         assert store.claim(key, ttl_s=5) and not store.claim(key, ttl_s=5)
     finally:
         store.close()
+
+
+def test_history_since_returns_every_team_oldest_first(store_and_clock):
+    store, _, _ = store_and_clock
+    tag = uuid.uuid4().hex[:8]
+    for k, created in enumerate((300.0, 100.0, 200.0)):
+        store.record_diagnosis(DiagnosisRecord(team_id=f"T{tag}{k}", verdict="match", confidence=0.9, created_at=created + 1e9))
+        store.add_feedback(Feedback(diagnosis_id=f"d{tag}{k}", helpful=False, correct_id="none", note="our NFS", created_at=created + 1e9))
+    mine = [r for r in store.diagnoses_since(1e9 + 150) if r.team_id.startswith(f"T{tag}")]
+    assert [r.created_at for r in mine] == [1e9 + 200, 1e9 + 300]
+    feedback = [f for f in store.feedback_since(1e9 + 150) if f.diagnosis_id.startswith(f"d{tag}")]
+    assert [f.created_at for f in feedback] == [1e9 + 200, 1e9 + 300] and feedback[0].note == "our NFS"

@@ -1,0 +1,23 @@
+"""Feedback keeps the user's words beside the pick ("none of these: it was our NFS quota").
+
+Revision ID: 0002
+Revises: 0001
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("traindoc_feedback") as batch:
+        batch.add_column(sa.Column("note", sa.Text, nullable=False, server_default=""))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("traindoc_feedback") as batch:
+        batch.drop_column("note")
