@@ -107,7 +107,7 @@ def _main(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="A question in plain words, or a pasted error line.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the DESIGN §4b JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
 ) -> None:
     """Answer a question from the failure encyclopedia."""
     from bot.ingest import build_report, normalize
@@ -123,7 +123,7 @@ def ask(
 @app.command()
 def diagnose(
     files: Annotated[list[str], typer.Argument(help="Log files (plain or .gz), or - for standard input.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the DESIGN §4b JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
     named: list[tuple[str, bytes]] = []
