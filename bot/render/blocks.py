@@ -15,6 +15,7 @@ from typing import Any
 from bot.model import Candidate, Diagnosis, Triage
 from bot.render import slack_limits as lim
 from bot.render.text import first_sentences
+from bot.store.base import NONE_OF_THESE
 from kb.schema import Entry
 
 # action_ids the Slack handlers register; buttons that repeat in one message get a numeric suffix.
@@ -27,6 +28,9 @@ ACTION_SHARE = "share_in_channel"
 FEEDBACK_MODAL = "feedback_modal"  # callback_id of the 👎 modal
 BLOCK_PICK = "pick_entry"
 BLOCK_TYPED = "typed_entry"
+BLOCK_SEARCH = "search_entry_block"
+ACTION_SEARCH_ENTRY = "search_entry"  # external select over every entry (block_suggestion)
+MIN_SEARCH_CHARS = 2
 
 SHOW_ENTRY_PATTERN = re.compile(rf"^{ACTION_SHOW_ENTRY}(_\d+)?$")
 EVIDENCE_LINE_CHARS = 160
@@ -408,7 +412,7 @@ def render_home(entries: Iterable[Entry], recent: Sequence[RecentDiagnosis]) -> 
 
 
 def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str) -> dict[str, Any]:
-    """👎: pick the right entry among the top five, or type its id."""
+    """👎: pick the right entry among the runner-ups, search all entries, or say none of them fits."""
     options = [
         {
             "text": {"type": "plain_text", "text": lim.clip(title, lim.MAX_OPTION_TEXT)},
@@ -416,26 +420,36 @@ def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str)
         }
         for entry_id, title in top[:5]
     ]
-    blocks: list[dict[str, Any]] = [section("Which entry is the right answer? Pick one, or type its id.")]
-    if options:
-        blocks.append(
-            {
-                "type": "input",
-                "block_id": BLOCK_PICK,
-                "optional": True,
-                "label": {"type": "plain_text", "text": "One of the candidates"},
-                "element": {"type": "static_select", "action_id": "value", "options": options},
-            }
-        )
-    blocks.append(
+    options.append({"text": {"type": "plain_text", "text": "None of these"}, "value": NONE_OF_THESE})
+    blocks: list[dict[str, Any]] = [
+        section("Which entry is the right answer? Pick a candidate, search all entries, or choose *None of these*."),
+        {
+            "type": "input",
+            "block_id": BLOCK_PICK,
+            "optional": True,
+            "label": {"type": "plain_text", "text": "One of the candidates"},
+            "element": {"type": "static_select", "action_id": "value", "options": options},
+        },
+        {
+            "type": "input",
+            "block_id": BLOCK_SEARCH,
+            "optional": True,
+            "label": {"type": "plain_text", "text": "Or search every entry"},
+            "element": {
+                "type": "external_select",
+                "action_id": ACTION_SEARCH_ENTRY,
+                "min_query_length": MIN_SEARCH_CHARS,
+                "placeholder": {"type": "plain_text", "text": "e.g. shm, watchdog, xid 79"},
+            },
+        },
         {
             "type": "input",
             "block_id": BLOCK_TYPED,
             "optional": True,
-            "label": {"type": "plain_text", "text": "Or an entry id, or what it really was"},
+            "label": {"type": "plain_text", "text": "What it really was (optional)"},
             "element": {"type": "plain_text_input", "action_id": "value", "max_length": 300},
-        }
-    )
+        },
+    ]
     return {
         "type": "modal",
         "callback_id": FEEDBACK_MODAL,
@@ -445,3 +459,16 @@ def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str)
         "private_metadata": lim.clip(private_metadata, lim.MAX_PRIVATE_METADATA),
         "blocks": blocks,
     }
+
+
+def render_entry_options(entries: Iterable[Entry], query: str) -> list[dict[str, Any]]:
+    """The external select's options: entries whose id, title or tags contain every word typed."""
+    words = query.lower().split()
+    found = [e for e in entries if all(w in f"{e.id} {e.title} {' '.join(e.tags)}".lower() for w in words)]
+    return [
+        {
+            "text": {"type": "plain_text", "text": lim.clip(e.title, lim.MAX_OPTION_TEXT)},
+            "value": lim.clip(e.id, lim.MAX_OPTION_VALUE),
+        }
+        for e in found[: lim.MAX_OPTIONS]
+    ]

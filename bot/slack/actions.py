@@ -18,7 +18,7 @@ from bot.render import blocks as render
 from bot.slack.commands import answer_query
 from bot.slack.deps import Deps, log
 from bot.slack.records import record_answer
-from bot.store.base import Feedback
+from bot.store.base import NONE_OF_THESE, Feedback
 
 Ack = Callable[..., None]
 Respond = Callable[..., Any]
@@ -77,17 +77,24 @@ def make_wrong_listener(deps: Deps) -> Callable[..., None]:
     return on_wrong
 
 
+def _selected(values: dict[str, Any], block: str, action: str = "value") -> str:
+    element = (values.get(block) or {}).get(action) or {}
+    return ((element.get("selected_option") or {}).get("value") or element.get("value") or "").strip()
+
+
 def make_feedback_submission_listener(deps: Deps) -> Callable[..., None]:
+    """The 👎 modal's answer: a candidate, a searched entry, an id typed, or none of these (with words)."""
+
     def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         values = (view.get("state") or {}).get("values") or {}
-        picked = ((values.get(render.BLOCK_PICK) or {}).get("value") or {}).get("selected_option") or {}
-        typed = (((values.get(render.BLOCK_TYPED) or {}).get("value") or {}).get("value") or "").strip()
-        correct = picked.get("value") or ""
+        typed = _selected(values, render.BLOCK_TYPED)
+        correct = _selected(values, render.BLOCK_PICK) or _selected(values, render.BLOCK_SEARCH, render.ACTION_SEARCH_ENTRY)
+        note = redact(typed)[:MAX_FREE_TEXT]
         if not correct and typed:
             entry = deps.entry(typed)
-            correct = entry.id if entry else redact(typed)[:MAX_FREE_TEXT]
+            correct, note = (entry.id, "") if entry else (NONE_OF_THESE, note)
         if not correct:
-            ack(response_action="errors", errors={render.BLOCK_TYPED: "Pick an entry above or type one here."})
+            ack(response_action="errors", errors={render.BLOCK_TYPED: "Pick an entry above, or say what it really was here."})
             return
         ack()
         try:
@@ -103,11 +110,21 @@ def make_feedback_submission_listener(deps: Deps) -> Callable[..., None]:
                 helpful=False,
                 predicted_id=meta.get("entry", ""),
                 correct_id=correct,
+                note=note,
             )
         )
         log.info("feedback: %s should have been %s", meta.get("entry"), correct)
 
     return on_submit
+
+
+def make_entry_search_listener(deps: Deps) -> Callable[..., None]:
+    """Options for the modal's search box (Slack sends what the user typed, at least MIN_SEARCH_CHARS)."""
+
+    def on_options(ack: Ack, payload: dict[str, Any]) -> None:
+        ack(options=render.render_entry_options(deps.engine.entries(), str(payload.get("value") or "")))
+
+    return on_options
 
 
 def make_why_listener(deps: Deps) -> Callable[..., None]:

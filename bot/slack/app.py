@@ -93,6 +93,7 @@ def register(app: App, deps: Deps) -> None:
     app.action(render.ACTION_SHARE)(actions.make_share_listener(deps))
     app.action(render.SHOW_ENTRY_PATTERN)(actions.make_show_entry_listener(deps))
     app.view(render.FEEDBACK_MODAL)(actions.make_feedback_submission_listener(deps))
+    app.options(render.ACTION_SEARCH_ENTRY)(actions.make_entry_search_listener(deps))
 
     @app.error
     def on_error(error: Exception, body: dict[str, Any]) -> None:

@@ -36,3 +36,4 @@ BLOCK_ACTIONS = (
     render.SHOW_ENTRY_PATTERN.pattern,
 )
 VIEW_SUBMISSIONS = (render.FEEDBACK_MODAL,)
+OPTIONS = (render.ACTION_SEARCH_ENTRY,)  # external selects (block_suggestion): HTTP needs an options URL

@@ -170,3 +170,19 @@ def view_submission(callback_id: str, values: dict[str, Any], private_metadata: 
         },
     }
     return urlencode({"payload": json.dumps(payload)})
+
+
+def block_suggestion(action_id: str, block_id: str, typed: str, *, callback_id: str) -> str:
+    """What Slack sends while a user types into an external select of a modal."""
+    payload = {
+        "type": "block_suggestion",
+        "team": {"id": TEAM_ID, "domain": "test"},
+        "user": {"id": USER, "username": "eng", "team_id": TEAM_ID},
+        "api_app_id": "A0TRAINDOC",
+        "token": "legacy",
+        "action_id": action_id,
+        "block_id": block_id,
+        "value": typed,
+        "view": {"id": "V1", "type": "modal", "callback_id": callback_id},
+    }
+    return urlencode({"payload": json.dumps(payload)})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.render import blocks as render
+from bot.store.base import NONE_OF_THESE
 from tests.fakes import logs
 from tests.fakes import slack_payloads as p
 from tests.fakes.slack_harness import dispatch
@@ -75,7 +76,7 @@ def test_wrong_button_opens_modal_and_submission_stores_feedback(make_app, fake_
     view = fake_slack.wait_calls("views.open")[0].args["view"]
     assert view["callback_id"] == render.FEEDBACK_MODAL
     options = view["blocks"][1]["element"]["options"]
-    assert options[0]["value"] == logs.SHM_ENTRY and len(options) <= 5
+    assert options[0]["value"] == logs.SHM_ENTRY and len(options) <= 6 and options[-1]["value"] == NONE_OF_THESE
     picked = options[1]["value"]
     values = {
         render.BLOCK_PICK: {"value": {"type": "static_select", "selected_option": options[1]}},
@@ -86,6 +87,27 @@ def test_wrong_button_opens_modal_and_submission_stores_feedback(make_app, fake_
     [feedback] = store.list_feedback()
     assert not feedback.helpful and feedback.correct_id == picked and feedback.predicted_id == logs.SHM_ENTRY
     assert feedback.channel == p.CHANNEL and feedback.diagnosis_id
+
+
+def test_modal_search_none_of_these_and_typed_words(make_app, fake_slack, store, fake_engine):
+    app = make_app()
+    suggestion = p.block_suggestion(render.ACTION_SEARCH_ENTRY, render.BLOCK_SEARCH, "shm", callback_id=render.FEEDBACK_MODAL)
+    response = dispatch(app, suggestion, form=True)
+    found = [o["value"] for o in json.loads(response.body)["options"]]
+    assert logs.SHM_ENTRY in found and all("shm" in f"{e.id} {e.title} {e.tags}".lower() for e in map(fake_engine.entry, found))
+    searched = {render.BLOCK_SEARCH: {render.ACTION_SEARCH_ENTRY: {"type": "external_select", "selected_option": {"value": logs.OOM_ENTRY}}}}
+    dispatch(app, p.view_submission(render.FEEDBACK_MODAL, searched, "{}"), form=True)
+    none = {
+        render.BLOCK_PICK: {"value": {"type": "static_select", "selected_option": {"value": NONE_OF_THESE}}},
+        render.BLOCK_TYPED: {"value": {"type": "plain_text_input", "value": "our NFS quota, password=hunter2xyz"}},
+    }
+    dispatch(app, p.view_submission(render.FEEDBACK_MODAL, none, "{}"), form=True)
+    typed_only = {render.BLOCK_TYPED: {"value": {"type": "plain_text_input", "value": "it was the scheduler"}}}
+    dispatch(app, p.view_submission(render.FEEDBACK_MODAL, typed_only, "{}"), form=True)
+    newest_first = store.list_feedback()
+    assert [f.correct_id for f in reversed(newest_first)] == [logs.OOM_ENTRY, NONE_OF_THESE, NONE_OF_THESE]
+    assert "hunter2xyz" not in newest_first[1].note and newest_first[1].note.startswith("our NFS quota")
+    assert newest_first[0].note == "it was the scheduler"
 
 
 def test_modal_without_a_choice_asks_again(make_app, fake_slack, store):
@@ -101,7 +123,7 @@ def test_typed_free_text_feedback_is_redacted(make_app, fake_slack, store):
     values = {render.BLOCK_TYPED: {"value": {"type": "plain_text_input", "value": "it was my token=supersecret99"}}}
     dispatch(app, p.view_submission(render.FEEDBACK_MODAL, values, "{}"), form=True)
     [feedback] = store.list_feedback()
-    assert "supersecret99" not in feedback.correct_id
+    assert feedback.correct_id == NONE_OF_THESE and "supersecret99" not in feedback.note
 
 
 def test_why_this_match_explains_from_the_stored_answer(make_app, fake_slack):

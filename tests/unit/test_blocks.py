@@ -98,7 +98,11 @@ def test_entry_home_siblings_modal_within_limits(engine, titles):
     assert lim.violations(home["blocks"], limit=lim.MAX_BLOCKS_HOME) == []
     modal = render.render_feedback_modal([(e.id, e.title) for e in engine.entries()][:9], "m" * 5000)
     assert len(modal["private_metadata"]) <= lim.MAX_PRIVATE_METADATA
-    assert len(modal["blocks"][1]["element"]["options"]) <= 5
+    options = modal["blocks"][1]["element"]["options"]
+    assert len(options) == 6 and options[-1]["text"]["text"] == "None of these"  # five runner-ups at most
+    assert lim.violations(modal["blocks"]) == []
+    many = render.render_entry_options(engine.entries(), "")
+    assert len(many) <= lim.MAX_OPTIONS and all(len(o["text"]["text"]) <= lim.MAX_OPTION_TEXT for o in many)
 
 
 def test_share_button_and_strip():

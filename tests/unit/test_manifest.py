@@ -63,6 +63,7 @@ def test_manifest_matches_registry(mode):
         urls = [
             settings["event_subscriptions"]["request_url"],
             settings["interactivity"]["request_url"],
+            *([settings["interactivity"]["message_menu_options_url"]] if registry.OPTIONS else []),
             *[c["url"] for c in manifest["features"]["slash_commands"]],
         ]
         assert all(u.startswith("https://") and u.endswith(EVENTS_PATH) for u in urls)
