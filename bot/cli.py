@@ -185,7 +185,7 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
     from index import store
 
     engine = _engine()
-    reason = store.staleness(engine.index_dir, engine.kb, engine.embedder.id)
+    reason = store.staleness(engine.index_dir, engine.kb, engine.embedder)
     if reason is None and not force:
         out.print(f"index is current: {engine.index_dir}")
         return
@@ -309,7 +309,13 @@ def serve(
 
 
 def main() -> None:
-    app()
+    from index.embed import EncoderDisagreementError, ModelNotFoundError
+
+    try:
+        app()
+    except (ModelNotFoundError, EncoderDisagreementError) as exc:  # e.g. torch missing when the index needs a build
+        err.print(f"traindoc: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

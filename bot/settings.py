@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,6 +32,9 @@ class Settings(BaseSettings):
     model_path: Path | None = None  # a local sentence-transformers model directory
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
     abstain_below: float | None = None  # default: the calibrated threshold
+    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch" (sentence-transformers);
+    # default: onnx when the model directory or the index holds the ONNX file, else torch.
+    embedder: Literal["onnx", "torch"] | None = None
 
     # Persistence
     database_url: str | None = None  # default: sqlite under the data dir
