@@ -134,15 +134,21 @@ def _text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def _reusable_vectors(directory: Path, embedder_id: str, onnx_sha256: str | None) -> dict[str, np.ndarray]:
+def _reusable_vectors(directory: Path, embedder_id: str, onnx: dict | None) -> dict[str, np.ndarray]:
     """Vectors of the previous index, by text hash, when it was built with the same model and its
-    texts were checked against the same ONNX file."""
+    texts were checked against the same ONNX file (same bytes, same place)."""
     try:
         manifest, dense = load(directory)
     except (IndexFormatError, TypeError):
         return {}
-    previous_sha = manifest.onnx["sha256"] if manifest.onnx else None
-    if manifest.embedder != embedder_id or manifest.format != FORMAT_VERSION or previous_sha != onnx_sha256:
+    def same_file(record: dict | None):
+        return (record["sha256"], record["path"]) if record else None
+
+    if (
+        manifest.embedder != embedder_id
+        or manifest.format != FORMAT_VERSION
+        or same_file(manifest.onnx) != same_file(onnx)
+    ):
         return {}
     vectors = dense.index.reconstruct_n(0, dense.index.ntotal)
     return dict(zip(manifest.vector_hashes, vectors))
@@ -181,7 +187,7 @@ def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Pro
         onnx, record = _onnx_encoder(directory, staging, embedder)
         primary, other = _encoder_pair(embedder, onnx)
         known = (
-            _reusable_vectors(directory, embedder.id, record["sha256"] if record else None)
+            _reusable_vectors(directory, embedder.id, record)
             if directory.exists()
             else {}
         )
@@ -191,7 +197,8 @@ def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Pro
             batch = [text for _, text in todo[start : start + BATCH]]
             vectors = primary.embed(batch)
             if other is not None:
-                cosines = np.einsum("ij,ij->i", vectors, other.embed(batch))
+                # a broken encoder may give NaN, which compares false to everything: count it as -1
+                cosines = np.nan_to_num(np.einsum("ij,ij->i", vectors, other.embed(batch)), nan=-1.0)
                 k = int(np.argmin(cosines))
                 worst = min(worst, (float(cosines[k]), batch[k]))
             for (h, _), vector in zip(todo[start : start + BATCH], vectors):
