@@ -237,9 +237,6 @@ class OnnxEmbedder:
         tokenizer.enable_padding(pad_id=pad_id, pad_token=tokenizer.id_to_token(pad_id) or "[PAD]")
         options = ort.SessionOptions()
         options.log_severity_level = 3
-        threads = os.environ.get("TRAINDOC_ONNX_THREADS")
-        if threads:
-            options.intra_op_num_threads = int(threads)
         session = ort.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
         self._output = names.index("last_hidden_state") if "last_hidden_state" in names else 0

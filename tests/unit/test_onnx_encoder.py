@@ -16,6 +16,7 @@ import pytest
 from index import store
 from index.embed import (
     EXPORTED_DIR,
+    TORCH_MISSING,
     EncoderDisagreementError,
     ModelNotFoundError,
     OnnxEmbedder,
@@ -176,3 +177,41 @@ def test_missing_torch_says_what_to_install(monkeypatch):
 def test_unknown_embedder_choice_is_an_error(tmp_path):
     with pytest.raises(ModelNotFoundError, match="choose onnx or torch"):
         choose_embedder("tensorflow", None, "unused-hub-name", tmp_path)
+
+
+def run_without_torch(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`traindoc ARGS` in a fresh interpreter where torch and sentence-transformers are not installed
+    (a None in sys.modules is what an uninstalled package looks like to import and find_spec)."""
+    code = (
+        "import sys\n"
+        "for name in ('torch', 'sentence_transformers', 'transformers'):\n"
+        "    sys.modules[name] = None\n"
+        "from bot.cli import main\n"
+        f"sys.argv = ['traindoc', *{args!r}]\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    env.pop("TRAINDOC_EMBEDDER", None)
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_without_torch_a_first_build_says_what_to_install(fixture_kb_dir, tmp_path):
+    env = {"TRAINDOC_INDEX_DIR": str(tmp_path / "index"), "TRAINDOC_KB_DIR": str(fixture_kb_dir)}
+    proc = run_without_torch(["index", "build"], env)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [f"traindoc: {TORCH_MISSING}"]
+    assert not (tmp_path / "index").exists()
+
+
+def test_without_torch_an_exported_index_rebuilds_and_answers(exported_index, fixture_kb_dir, tmp_path):
+    index_dir, _ = exported_index
+    copy = tmp_path / "index"
+    shutil.copytree(index_dir, copy)
+    env = {"TRAINDOC_INDEX_DIR": str(copy), "TRAINDOC_KB_DIR": str(fixture_kb_dir)}
+    proc = run_without_torch(["index", "build", "--force"], env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = store.Manifest.read(copy).onnx
+    assert record["source"] == "exported" and record["agreement"]["reference"] is None
+    proc = run_without_torch(["ask", "all_to_all times out on our rail optimized fabric", "--json"], env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["results"][0]["id"] == "nccl-rail-only-fabric-cross-nic-timeout"
