@@ -37,18 +37,18 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
 
 
 def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -> Engine:
-    from rich.progress import Progress
-
     from bot.diagnose import Engine
     from index.embed import ModelNotFoundError
     from kb.load import KBLoadError
 
-    progress = Progress(transient=True, console=err)
-    task = None
+    progress = task = None
 
     def on_progress(done: int, total: int) -> None:
-        nonlocal task
-        if task is None:
+        nonlocal progress, task
+        if task is None:  # rich.progress only when an index is built: a query does not pay its import
+            from rich.progress import Progress
+
+            progress = Progress(transient=True, console=err)
             progress.start()
             task = progress.add_task("building the index", total=total)
         progress.update(task, completed=done)

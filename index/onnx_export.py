@@ -8,9 +8,11 @@ Only this module and the sentence-transformers encoder import torch.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -20,6 +22,23 @@ OPSET = 17  # supported by torch's TorchScript exporter and by every onnxruntime
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "last_hidden_state"
 COPIED = ("tokenizer.json", "modules.json", "sentence_bert_config.json", "config.json")
+
+# Exports made by this process, by (source, model id): a process that builds several indexes of the
+# same model (the test suite, a calibration run) exports once. Copied, not linked, so an edit to
+# one index's file never reaches another; every build still checks its encoder against the reference.
+_exported: dict[tuple[str, str], tuple[Path, dict]] = {}
+
+
+def export_once(source: str, model_id: str, target: Path) -> dict:
+    """export() into `target`, reusing this process's earlier export of the same model."""
+    key = (source, model_id)
+    if key not in _exported or not (_exported[key][0] / ONNX_CANDIDATES[0]).is_file():
+        scratch = Path(tempfile.mkdtemp(prefix="traindoc-onnx-"))
+        atexit.register(shutil.rmtree, scratch, True)
+        _exported[key] = (scratch / "bundle", export(source, scratch / "bundle"))
+    bundle, settings = _exported[key]
+    shutil.copytree(bundle, target)
+    return dict(settings)
 
 
 def model_directory(source: str) -> Path:

@@ -277,7 +277,7 @@ def _onnx_encoder(directory: Path, staging: Path, embedder: Embedder) -> tuple[O
         from index import onnx_export
 
         try:
-            settings = onnx_export.export(source, target)
+            settings = onnx_export.export_once(source, embedder.id, target)
         except Exception as exc:
             if isinstance(embedder, OnnxEmbedder) or isinstance(exc, TorchMissingError):
                 raise
