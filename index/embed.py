@@ -161,7 +161,7 @@ class PoolingConfig:
     """What the sentence-transformers modules after the transformer do: pooling, normalization, truncation."""
 
     max_seq_length: int
-    mean: bool
+    lower_case: bool  # sentence-transformers lowercases before tokenizing (do_lower_case)
     normalize: bool
 
     @classmethod
@@ -176,7 +176,7 @@ class PoolingConfig:
         if modes != {"pooling_mode_mean_tokens"}:
             raise ModelNotFoundError(f"{model_dir}: the ONNX encoder implements mean pooling only, got {sorted(modes)}")
         bert = json.loads((model_dir / "sentence_bert_config.json").read_text())
-        return cls(int(bert["max_seq_length"]), True, "Normalize" in types)
+        return cls(int(bert["max_seq_length"]), bool(bert.get("do_lower_case")), "Normalize" in types)
 
 
 def file_sha256(path: Path) -> str:
@@ -233,8 +233,12 @@ class OnnxEmbedder:
         # tokenizer.json carries its own truncation/padding (128, fixed): use sentence-transformers'
         # max_seq_length and pad each batch to its longest text, as sentence-transformers does.
         tokenizer.enable_truncation(max_length=self._pooling.max_seq_length)
-        pad_id = tokenizer.token_to_id("[PAD]") or 0
-        tokenizer.enable_padding(pad_id=pad_id, pad_token=tokenizer.id_to_token(pad_id) or "[PAD]")
+        padding = tokenizer.padding or {}
+        tokenizer.enable_padding(
+            pad_id=padding.get("pad_id", 0),
+            pad_type_id=padding.get("pad_type_id", 0),
+            pad_token=padding.get("pad_token", "[PAD]"),
+        )
         options = ort.SessionOptions()
         options.log_severity_level = 3
         session = ort.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
@@ -259,6 +263,8 @@ class OnnxEmbedder:
         return out
 
     def _encode(self, batch: list[str]) -> np.ndarray:
+        if self._pooling.lower_case:
+            batch = [text.lower() for text in batch]
         encodings = self._tokenizer.encode_batch(batch)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
