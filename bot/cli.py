@@ -44,18 +44,18 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
 
 
 def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -> Engine:
-    from rich.progress import Progress
-
     from bot.diagnose import Engine
     from index.embed import ModelNotFoundError
     from kb.load import KBLoadError
 
-    progress = Progress(transient=True, console=err)
-    task = None
+    progress = task = None
 
     def on_progress(done: int, total: int) -> None:
-        nonlocal task
-        if task is None:
+        nonlocal progress, task
+        if task is None:  # rich.progress only when an index is built: a query does not pay its import
+            from rich.progress import Progress
+
+            progress = Progress(transient=True, console=err)
             progress.start()
             task = progress.add_task("building the index", total=total)
         progress.update(task, completed=done)
@@ -210,7 +210,7 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
     from index import store
 
     engine = _engine()
-    reason = store.staleness(engine.index_dir, engine.kb, engine.embedder.id)
+    reason = store.staleness(engine.index_dir, engine.kb, engine.embedder)
     if reason is None and not force:
         out.print(f"index is current: {engine.index_dir}")
         return
@@ -516,7 +516,13 @@ def serve(
 
 
 def main() -> None:
-    app()
+    from index.embed import EncoderDisagreementError, ModelNotFoundError
+
+    try:
+        app()
+    except (ModelNotFoundError, EncoderDisagreementError) as exc:  # e.g. torch missing when the index needs a build
+        err.print(f"traindoc: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from bot.settings import Settings
 from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
-from index.embed import Embedder, SentenceTransformerEmbedder
+from index.embed import Embedder, choose_embedder
 from index.evidence import evidence_text
 from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
 from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
@@ -90,10 +90,11 @@ class Engine:
     ) -> Engine:
         """The engine the settings describe; `kb` overrides the settings' knowledge base."""
         settings = settings or Settings()
+        index_dir = settings.resolved_index_dir()
         return cls(
             kb or settings.load_kb(),
-            embedder=SentenceTransformerEmbedder.from_settings(settings.model_path, settings.model_name),
-            index_dir=settings.resolved_index_dir(),
+            embedder=choose_embedder(settings.embedder, settings.model_path, settings.model_name, index_dir),
+            index_dir=index_dir,
             abstain_below=settings.abstain_below,
             progress=progress,
         )
@@ -135,7 +136,7 @@ class Engine:
         if self._dense is None:
             from index import store
 
-            reason = store.staleness(self.index_dir, self.kb, self.embedder.id)
+            reason = store.staleness(self.index_dir, self.kb, self.embedder)
             if reason is not None:
                 log.info("building the index in %s (%s)", self.index_dir, reason)
                 store.build(self.index_dir, self.kb, self.embedder, progress=self._progress)

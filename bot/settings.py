@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     model_path: Path | None = None  # a local sentence-transformers model directory
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
     abstain_below: float | None = None  # default: the calibrated threshold
+    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch" (sentence-transformers);
+    # default: onnx when the model directory or the index holds the ONNX file, else torch.
+    embedder: Literal["onnx", "torch"] | None = None
 
     # Persistence
     database_url: str | None = None  # default: sqlite under the data dir

@@ -97,7 +97,7 @@ def test_index_directory_manifest_and_staleness(tmp_path, embedder):
     index_dir = tmp_path / "index"
     assert store.staleness(index_dir, kb, embedder.id) == "no index yet"
     manifest = store.build(index_dir, kb, embedder)
-    assert sorted(p.name for p in index_dir.iterdir()) == ["faiss.index", "manifest.json"]
+    assert sorted(p.name for p in index_dir.iterdir()) == [store.EXPORTED_DIR, "faiss.index", "manifest.json"]
     on_disk = json.loads((index_dir / "manifest.json").read_text())
     assert on_disk["format"] == store.FORMAT_VERSION and on_disk["dimension"] == 384
     assert on_disk["entry_ids"] == kb.ids() and on_disk["kb_hash"] == kb.digest
