@@ -17,6 +17,7 @@ import numpy as np
 from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
+from bot.triage import triage
 from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
@@ -285,10 +286,6 @@ class Engine:
 
 
 def run_triage(report: Report) -> Triage | None:
-    try:
-        from bot.triage import triage
-    except ImportError:  # the triage stage is optional until it lands
-        return None
     return triage(report.files)
 
 
