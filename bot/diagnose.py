@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
+from bot.model import Candidate, Diagnosis, FingerprintHit, LogFile, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
 from bot.triage import triage
@@ -22,11 +23,12 @@ from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, SentenceTransformerEmbedder
-from index.evidence import evidence_text
-from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
+from index.evidence import clip_around, evidence_text
+from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex, Hit
 from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
 from kb.load import KnowledgeBase, load_kb
+from kb.patterns import compile_linear
 from kb.schema import Entry
 
 log = logging.getLogger(__name__)
@@ -123,7 +125,8 @@ class Engine:
             finding=triage.initiating.kind if named_initiator else "",
             versions=self._versions(text, triage) if report.kind == "log" else None,
         )
-        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
+        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started,
+                           files=report.files)
 
     @staticmethod
     def _versions(text: str, triage: Triage | None) -> dict[str, str]:
@@ -239,8 +242,9 @@ class Engine:
         triage: Triage | None = None,
         full_evidence: dict[int, EntryEvidence] | None = None,
         started: float | None = None,
+        files: Sequence[LogFile] = (),
     ) -> Diagnosis:
-        lines = _LineLookup(text)
+        lines = _LineLookup(text, files)
         shown_evidence = full_evidence if full_evidence is not None else ranked.evidence
         results: list[Candidate] = []
         for index in ranked.order[:TOP_K]:
@@ -249,11 +253,11 @@ class Engine:
                 break
             entry = self._entries[index]
             ev = ranked.evidence.get(index)
-            shown = shown_evidence.get(index, ev)
-            hits = tuple(
-                FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
-                for h in (shown.hits if shown and not shown.gated_out else ())
-            )
+            shown = shown_evidence.get(index)
+            where = lines
+            if shown is None and ev is not None:  # found only in triage's focus lines
+                shown, where = ev, _focus_lookup(triage) or lines
+            hits = tuple(where.hit(h) for h in (shown.hits if shown and not shown.gated_out else ()))
             results.append(
                 Candidate(
                     id=entry.id,
@@ -289,13 +293,50 @@ def run_triage(report: Report) -> Triage | None:
     return triage(report.files)
 
 
-class _LineLookup:
-    """Fetch a few 1-based lines of a possibly huge text without splitting all of it."""
+def _focus_lookup(triage: Triage | None) -> _LineLookup | None:
+    """Lines of triage's focus text, located where each was taken from."""
+    if triage is None or not triage.focus_text.strip():
+        return None
+    return _LineLookup(triage.focus_text, origins=triage.focus_origins)
 
-    def __init__(self, text: str):
+
+class _LineLookup:
+    """Fetch a few 1-based lines of a possibly huge text without splitting all of it, and say where
+    each is in the user's own files (the text is the files joined by newlines)."""
+
+    def __init__(self, text: str, files: Sequence[LogFile] = (), origins: Sequence[tuple[str, int]] = ()):
         self.text = text
+        self._origins = origins
         self._cache: dict[int, str] = {}
         self._starts: list[int] | None = None
+        self._names = [f.name for f in files]
+        self._first_lines: list[int] = []  # the joined text's line number of each file's line 1
+        first = 1
+        for f in files:
+            self._first_lines.append(first)
+            first += f.text.count("\n") + 1
+
+    def locate(self, line: int) -> tuple[str | None, int]:
+        """(file name, line in that file) of a 1-based line of the joined text."""
+        if self._origins:
+            return self._origins[line - 1] if 0 < line <= len(self._origins) else (None, line)
+        if len(self._names) < 1:
+            return None, line
+        index = max(0, bisect_right(self._first_lines, line) - 1)
+        return self._names[index], line - self._first_lines[index] + 1
+
+    def hit(self, h: Hit) -> FingerprintHit:
+        """A fingerprint hit as the user reads it: file, line in that file, and the redacted line
+        clipped around the match."""
+        name, line = self.locate(h.line)
+        text = redact(self.get(h.line))
+        if (m := compile_linear(h.pattern).search(text)) is not None:
+            text = clip_around(text, m.start(), m.end(), HIT_TEXT_CHARS)
+            m = compile_linear(h.pattern).search(text)  # where it lies in the clipped text, if still whole
+        else:
+            text = text[:HIT_TEXT_CHARS]
+        span = (m.start(), m.end()) if m is not None else None
+        return FingerprintHit(pattern=h.pattern, line=line, text=text, strength=h.strength, file=name, span=span)
 
     def get(self, line: int) -> str:
         if line not in self._cache:

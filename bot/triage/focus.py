@@ -21,12 +21,17 @@ def first_timeout_event(job: Job, majority) -> Event:
     return min(events, key=lambda e: (e.file, e.line))
 
 
-def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect], majority) -> str:
-    blocks: list[list[str]] = []
+Located = tuple[tuple[int, int], str]  # ((file index, line in that file), message)
+
+
+def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect],
+               majority) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """The focus text and, for each of its lines, the (file, line) it was taken from."""
+    blocks: list[list[Located]] = []
     if initiator is not None:
         e = initiator.event
         if initiator.kind == "xid":
-            blocks.append([x.prefix.message for x in _node_lines(job, e)])
+            blocks.append([_located(x) for x in _node_lines(job, e)])
             st = job.ranks.get(initiator.rank) if initiator.rank is not None else None
             others = [x for x in (st.roots if st else []) if x.kind != "xid"]
             if others:
@@ -38,7 +43,7 @@ def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list
                 blocks.append(_block(job, sources, e, 0, 8))
             desync = [x for x in job.unranked + [y for st in job.ranks.values() for y in st.collateral] if x.kind == "desync"]
             if desync:
-                blocks.append([x.prefix.message for x in desync[:6]])
+                blocks.append([_located(x) for x in desync[:6]])
             if majority is not None:
                 t = first_timeout_event(job, majority)
                 if t is not e:
@@ -49,13 +54,22 @@ def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list
         blocks.append(_block(job, sources, failing[0].event, FOCUS_BEFORE, FOCUS_AFTER))
     elif majority is not None:
         blocks.append(_block(job, sources, first_timeout_event(job, majority), 4, 8))
-    lines: list[str] = []
+    lines: list[Located] = []
     for block in blocks:
-        for line in block:
+        for where, line in block:
             if len(lines) >= FOCUS_MAX_LINES:
                 break
-            lines.append(line.rstrip())
-    return "\n".join(lines).strip("\n")
+            lines.append((where, line.rstrip()))
+    while lines and not lines[0][1]:
+        lines.pop(0)
+    while lines and not lines[-1][1]:
+        lines.pop()
+    origins = tuple((job.scans[file].name, line) for (file, line), _ in lines)
+    return "\n".join(message for _, message in lines), origins
+
+
+def _located(e: Event) -> Located:
+    return (e.file, e.line), e.prefix.message
 
 
 def _node_lines(job: Job, e: Event) -> list[Event]:
@@ -66,7 +80,7 @@ def _node_lines(job: Job, e: Event) -> list[Event]:
     return sorted(uniq.values(), key=lambda x: (x.file, x.line))[:4] or [e]
 
 
-def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[str]:
+def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[Located]:
     """The event's rank's own lines around it, prefixes stripped: the traceback that ends in it (or
     `before` lines of context) and up to `after` lines that follow."""
     start = max(0, e.offset - CONTEXT_BYTES)
@@ -89,7 +103,7 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[s
             owned.append((i, message))
     pos = next((k for k, (i, _) in enumerate(owned) if i == index), None)
     if pos is None:
-        return [e.prefix.message]
+        return [_located(e)]
     head = owned[max(0, pos - before) : pos]
     tb = max((k for k, (_, m) in enumerate(head) if "Traceback (most recent call last)" in m), default=None)
     if tb is not None:
@@ -97,4 +111,5 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[s
     else:
         head = head[-min(len(head), 3) :]
     tail = owned[pos + 1 : pos + 1 + after]
-    return [m for _, m in head] + [owned[pos][1]] + [m for _, m in tail]
+    first = e.line - index  # the file's line number of lines[0]
+    return [((e.file, first + i), m) for i, m in head + [owned[pos]] + tail]

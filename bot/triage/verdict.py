@@ -59,7 +59,7 @@ def verdict(job: Job, sources: list) -> Triage:
     timeouts = {r: st.timeout for r, st in job.ranks.items() if st.timeout}
     words = summary(initiator, initiating, groups, failing, silent, majority, no_single, timeouts)
     # One rank's log is all its own lines: retrieval keeps the whole text.
-    focus = focus_text(job, sources, initiator, failing, majority) if len(job.seen) > 1 else ""
+    focus, origins = focus_text(job, sources, initiator, failing, majority) if len(job.seen) > 1 else ("", ())
     return Triage(
         initiating=initiating,
         no_single_initiator=no_single,
@@ -71,6 +71,7 @@ def verdict(job: Job, sources: list) -> Triage:
         world_size=job.world,
         versions=dict(sorted(job.versions.items())),
         focus_text=focus,
+        focus_origins=origins,
         summary=words,
     )
 
