@@ -18,5 +18,5 @@ _NO_NAME = ("<input>", "<stdin>", "<question>", "<paste>")
 def location(file: str | None, line: int) -> str:
     """Where a line is, as the user would look it up: "rank7.log:16", or "line 16" for a paste."""
     if file and file not in _NO_NAME:
-        return f"{file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
+        return f"{file}:{line}"
     return f"line {line}"

@@ -100,22 +100,26 @@ def _add(job: Job, rank: int, e: Event) -> None:
 
 
 def attribute_node_events(job: Job) -> None:
-    """Give a node-level line a rank: by PCI bus id, by the pid it names, or as the one rank on that
-    node that failed on its device. Unattributed, it stays a node-level root ("a GPU on node03")."""
-    remaining = []
-    for e in job.node_events:
-        rank = rank_of_node_event(job, e)
-        if rank is None:
-            remaining.append(e)
-            continue
-        st = job.state(rank)
-        st.node = st.node or job.node_of(e)
-        st.roots.insert(0, e)
-        job.seen.add(rank)
-    job.node_events = remaining
+    """Give a node-level line a rank: by PCI bus id or the pid it names first, then (for the lines
+    left) as the one rank on that node that failed on its device. Unattributed, it stays a
+    node-level root ("a GPU on node03")."""
+    for direct in (True, False):
+        remaining = []
+        for e in job.node_events:
+            rank = rank_of_node_event(job, e, direct=direct)
+            if rank is None:
+                remaining.append(e)
+                continue
+            st = job.state(rank)
+            st.node = st.node or job.node_of(e)
+            st.roots.insert(0, e)
+            job.seen.add(rank)
+        job.node_events = remaining
 
 
-def rank_of_node_event(job: Job, e: Event) -> int | None:
+def rank_of_node_event(job: Job, e: Event, *, direct: bool) -> int | None:
+    """The rank a node-level line names (`direct`: by bus id or pid), or else the only rank of its
+    node that failed (on its device, for Xid and ECC lines)."""
     node = job.node_of(e)
     key = _key(node)
     if (m := XID.search(e.text)) is not None:
@@ -137,7 +141,7 @@ def rank_of_node_event(job: Job, e: Event) -> int | None:
                 rank = _global_of_local(job, n, e.file, local)
                 if rank is not None:
                     return rank
-    if node is None and not job.single_node:
+    if direct or (node is None and not job.single_node):
         return None
     kinds = DEVICE_ERRORS if e.kind in ("xid", "ecc") else None  # the OOM killer and segfaults: any failure
     on_node = []

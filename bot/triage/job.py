@@ -124,6 +124,9 @@ def _learn_from(job: Job, e: Event, comm_size: dict) -> None:
                 job.rank_node.setdefault(rank, node)
                 if m.group(3):
                     job.bus_rank[(key_node, nccl_bus(m.group(3)))] = rank
+            local = p.local_rank if p.local_rank is not None else job.file_local.get(e.file)
+            if local is not None and p.rank is None:  # "[default1]:node02:4242:4301 [1] NCCL INFO comm ... rank 5"
+                job.local_map[(key_node or ("file", e.file), local)] = rank
     if p.pid is not None and p.rank is not None:
         job.pid_rank[(key_node, p.pid)] = p.rank
     if p.rank is not None and node and p.node:
