@@ -154,11 +154,18 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
         out.pid = int(m.group(2))
         out.device = int(m.group(4))
         return m.end()
-    # pdsh is the outermost wrapper; further in, "word1: " is more likely the message's own text
-    if pos == 0 and "a" <= c <= "z" and (m := _HOST.match(line, pos)) and any(ch.isdigit() for ch in m.group(1)):
-        out.node = out.node or m.group(1)
+    # pdsh wraps everything the remote side prints, so it comes before any launcher prefix (behind a
+    # collector's, as in a launcher pod's kubectl logs); further in, "word1: " is the message's own
+    if "a" <= c <= "z" and _collected_only(out) and (m := _HOST.match(line, pos)) and any(ch.isdigit() for ch in m.group(1)):
+        out.node = m.group(1)  # the host the line came from, not the pod that collected it
         return m.end()
     return None
+
+
+def _collected_only(out: Line) -> bool:
+    """Nothing but a collector's prefixes (kubectl's pod and stamp) peeled so far."""
+    return (out.rank is None and out.local_rank is None and out.pid is None and out.device is None
+            and (out.node is None or (out.source or "").startswith("pod/")) and out.level is None)
 
 
 def _peel_bracket(line: str, pos: int, out: Line) -> int | None:

@@ -113,6 +113,8 @@ def attribute_node_events(job: Job) -> None:
             st = job.state(rank)
             st.node = st.node or job.node_of(e)
             st.roots.insert(0, e)
+            if direct:
+                st.named.append(e)
             job.seen.add(rank)
         job.node_events = remaining
 

@@ -27,12 +27,15 @@ class RankState:
     timeout: tuple[str, int] | None = None  # (OpType, SeqNum) of its first watchdog timeout
     enqueued: int | None = None
     completed: int | None = None
+    named: list[Event] = field(default_factory=list)  # kernel lines that name this rank (bus id, pid)
 
     def first_root(self) -> Event | None:
-        hardware = [e for e in self.roots if e.kind in HARDWARE]
+        """Its most telling error: the driver's Xid over the CUDA error that echoes it, a kernel
+        line naming its process over one that does not, a specific error over a bare exception."""
+        hardware = [e for e in self.roots if e.kind == "xid"] or [e for e in self.roots if e.kind in HARDWARE]
         strong = [e for e in self.roots if e.strong]
         pool = hardware or strong or self.roots
-        return min(pool, key=lambda e: (e.file, e.line)) if pool else None
+        return min(pool, key=lambda e: (e not in self.named, e.file, e.line)) if pool else None
 
 
 @dataclass
