@@ -110,28 +110,33 @@ class Engine:
 
     def diagnose(self, report: Report) -> Diagnosis:
         started = time.perf_counter()
-        text = report.text
         triage = run_triage(report) if report.kind == "log" else None
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
-        full_evidence = self.fingerprints.scan(text)
+        full_evidence = self.fingerprints.scan_files([f.text for f in report.files])
+        text = focus or report.text  # the whole input joined only when triage found no focus
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
         ranked = self.rank(
-            focus or text,
+            text,
             kind=report.kind,
             evidence=None if focus else full_evidence,
             # triage's inference ("rank 3 waited in a different collective") is evidence too
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
-            versions=self._versions(text, triage) if report.kind == "log" else None,
+            versions=self._versions(report, triage) if report.kind == "log" else None,
         )
         return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started,
                            files=report.files)
 
     @staticmethod
-    def _versions(text: str, triage: Triage | None) -> dict[str, str]:
-        """What triage already read, else a look at the head and tail of the log."""
-        return (triage.versions if triage is not None else None) or versions_of(text)
+    def _versions(report: Report, triage: Triage | None) -> dict[str, str]:
+        """What triage already read, else a look at the head and tail of each file."""
+        if triage is not None and triage.versions:
+            return triage.versions
+        found: dict[str, str] = {}
+        for f in report.files:
+            found = versions_of(f.text) | found
+        return found
 
     # -- retrieval -------------------------------------------------------------------------------
     @property
@@ -301,29 +306,31 @@ def _focus_lookup(triage: Triage | None) -> _LineLookup | None:
 
 
 class _LineLookup:
-    """Fetch a few 1-based lines of a possibly huge text without splitting all of it, and say where
-    each is in the user's own files (the text is the files joined by newlines)."""
+    """Fetch a few 1-based lines of the input (the files joined by newlines, as line numbers count
+    them) without joining or splitting it, and say where each is in the user's own files."""
 
     def __init__(self, text: str, files: Sequence[LogFile] = (), origins: Sequence[tuple[str, int]] = ()):
-        self.text = text
+        self._texts = [f.text for f in files] or [text]
+        self._names: list[str | None] = [f.name for f in files] or [None]
         self._origins = origins
         self._cache: dict[int, str] = {}
-        self._starts: list[int] | None = None
-        self._names = [f.name for f in files]
-        self._first_lines: list[int] = []  # the joined text's line number of each file's line 1
+        self._starts: dict[int, list[int]] = {}  # per text, built when a line of it is first asked for
+        self._first_lines: list[int] = []  # the joined numbering's line of each text's line 1
         first = 1
-        for f in files:
+        for t in self._texts:
             self._first_lines.append(first)
-            first += f.text.count("\n") + 1
+            first += t.count("\n") + 1 if len(self._texts) > 1 else 0
+
+    def _where(self, line: int) -> tuple[int, int]:
+        index = max(0, bisect_right(self._first_lines, line) - 1)
+        return index, line - self._first_lines[index] + 1
 
     def locate(self, line: int) -> tuple[str | None, int]:
         """(file name, line in that file) of a 1-based line of the joined text."""
         if self._origins:
             return self._origins[line - 1] if 0 < line <= len(self._origins) else (None, line)
-        if len(self._names) < 1:
-            return None, line
-        index = max(0, bisect_right(self._first_lines, line) - 1)
-        return self._names[index], line - self._first_lines[index] + 1
+        index, local = self._where(line)
+        return self._names[index], local
 
     def hit(self, h: Hit) -> FingerprintHit:
         """A fingerprint hit as the user reads it: file, line in that file, and the redacted line
@@ -340,18 +347,21 @@ class _LineLookup:
 
     def get(self, line: int) -> str:
         if line not in self._cache:
-            if self._starts is None:
+            index, local = self._where(line)
+            text = self._texts[index]
+            starts = self._starts.get(index)
+            if starts is None:
                 starts = [0]
-                find = self.text.find
+                find = text.find
                 pos = find("\n")
                 while pos != -1:
                     starts.append(pos + 1)
                     pos = find("\n", pos + 1)
-                self._starts = starts
-            if 1 <= line <= len(self._starts):
-                start = self._starts[line - 1]
-                end = self.text.find("\n", start)
-                self._cache[line] = self.text[start : end if end != -1 else len(self.text)].strip()
+                self._starts[index] = starts
+            if 1 <= local <= len(starts):
+                start = starts[local - 1]
+                end = text.find("\n", start)
+                self._cache[line] = text[start : end if end != -1 else len(text)].strip()
             else:
                 self._cache[line] = ""
         return self._cache[line]
