@@ -314,7 +314,7 @@ class _LineLookup:
         self._names: list[str | None] = [f.name for f in files] or [None]
         self._origins = origins
         self._cache: dict[int, str] = {}
-        self._starts: dict[int, list[int]] = {}  # per text, built when a line of it is first asked for
+        self._starts: dict[int, tuple[bytes, np.ndarray]] = {}  # per text, made when a line of it is asked for
         self._first_lines: list[int] = []  # the joined numbering's line of each text's line 1
         first = 1
         for t in self._texts:
@@ -348,20 +348,18 @@ class _LineLookup:
     def get(self, line: int) -> str:
         if line not in self._cache:
             index, local = self._where(line)
-            text = self._texts[index]
-            starts = self._starts.get(index)
-            if starts is None:
-                starts = [0]
-                find = text.find
-                pos = find("\n")
-                while pos != -1:
-                    starts.append(pos + 1)
-                    pos = find("\n", pos + 1)
-                self._starts[index] = starts
-            if 1 <= local <= len(starts):
-                start = starts[local - 1]
-                end = text.find("\n", start)
-                self._cache[line] = text[start : end if end != -1 else len(text)].strip()
+            data, ends = self._newlines(index)
+            if 1 <= local <= len(ends) + 1:
+                start = int(ends[local - 2]) + 1 if local > 1 else 0
+                end = int(ends[local - 1]) if local <= len(ends) else len(data)
+                self._cache[line] = data[start:end].decode("utf-8", "replace").strip()
             else:
                 self._cache[line] = ""
         return self._cache[line]
+
+    def _newlines(self, index: int) -> tuple[bytes, np.ndarray]:
+        """A text's bytes and the offsets of its newlines (numpy: a 10 MB file in milliseconds)."""
+        if index not in self._starts:
+            data = self._texts[index].encode("utf-8", "replace")
+            self._starts[index] = (data, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10))
+        return self._starts[index]

@@ -91,8 +91,10 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     index = data[: e.offset - start].count(b"\n")
     own = resolve(job, e)
     owned: list[tuple[int, str]] = []  # (line index, message) of this rank's lines
-    current = e.file in job.file_rank or e.file in job.file_local or own is None
-    for i in range(skip, len(lines)):
+    single = e.file in job.file_rank or e.file in job.file_local  # a file of one rank: every line is its own
+    current = single or own is None
+    lo, hi = (max(skip, index - before), min(len(lines), index + after + 1)) if single else (skip, len(lines))
+    for i in range(lo, hi):
         p = who(lines[i])
         if p.rank is not None or p.local_rank is not None or p.pid is not None or p.pg_rank is not None:
             rank = resolve(job, Event(e.file, 0, 0, "", "", "", False, ("",), p))
