@@ -149,7 +149,8 @@ def triage_line(triage: Triage | None) -> str:
     if triage is None:
         return ""
     if triage.summary:
-        return triage.summary
+        init = triage.initiating
+        return triage.summary + (f" · first error at {location(init.file, init.line)}" if init else "")
     if triage.no_single_initiator:
         return "all ranks failed at about the same time: no single initiating rank"
     init = triage.initiating

@@ -53,6 +53,8 @@ def _triage_line(diagnosis: Diagnosis) -> RenderableType | None:
         return None
     text = Text("Initiating: ", style="bold magenta")
     text.append(triage.summary or triage.initiating.text)
+    if triage.initiating is not None:
+        text.append(f" · first error at {location(triage.initiating.file, triage.initiating.line)}", style="dim")
     return text
 
 
