@@ -126,23 +126,45 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
-    named: list[tuple[str, bytes]] = []
+    from bot.ingest import build_report
+    from bot.render.progress import busy, input_progress
+
+    sizes: list[int] = []
     for name in files:
         if name == "-":
-            named.append(("<stdin>", sys.stdin.buffer.read()))
+            sizes.append(0)
             continue
         path = Path(name)
         if not path.is_file():
             fail(f"{name}: no such file")
-        try:
-            named.append((path.name, path.read_bytes()))
-        except OSError as exc:
-            fail(f"{name}: {exc.strerror}")
+        sizes.append(path.stat().st_size)
+    logs = []
+    empty: list[tuple[str, bytes]] = []
+    # One file at a time: its bytes are dropped once its text is clean, and a file that cannot be
+    # read (binary among many rank logs, say) is named.
+    with input_progress(err, sum(sizes)) as progress:
+        for name, size in zip(files, sizes, strict=True):
+            shown = "<stdin>" if name == "-" else name  # as typed: a directory may name the node
+            try:
+                data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+            except OSError as exc:
+                fail(f"{name}: {exc.strerror}")
+            if not data or data.isspace():
+                empty.append((shown, data))
+                continue
+            try:
+                logs.extend(report_from_bytes([(shown, data)]).files)
+            except IngestError as exc:
+                fail(f"{name}: {exc}")
+            progress.advance(size or len(data))
     try:
-        report = report_from_bytes(named)
+        report = build_report(logs) if logs else report_from_bytes(empty)
     except IngestError as exc:
         fail(str(exc))
-    _emit(_engine().diagnose(report), as_json, with_table=True)
+    engine = _engine()
+    with busy(err, sum(sizes), "diagnosing"):
+        diagnosis = engine.diagnose(report)
+    _emit(diagnosis, as_json, with_table=True)
 
 
 @app.command("eval")

@@ -8,24 +8,27 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
+from bot.model import Candidate, Diagnosis, FingerprintHit, LogFile, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
+from bot.triage import triage
 from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, choose_embedder
-from index.evidence import evidence_text
-from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
+from index.evidence import clip_around, evidence_text
+from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex, Hit
 from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
 from kb.load import KnowledgeBase
+from kb.patterns import compile_linear
 from kb.schema import Entry
 
 log = logging.getLogger(__name__)
@@ -108,27 +111,33 @@ class Engine:
 
     def diagnose(self, report: Report) -> Diagnosis:
         started = time.perf_counter()
-        text = report.text
         triage = run_triage(report) if report.kind == "log" else None
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
-        full_evidence = self.fingerprints.scan(text)
+        full_evidence = self.fingerprints.scan_files([f.text for f in report.files])
+        text = focus or report.text  # the whole input joined only when triage found no focus
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
         ranked = self.rank(
-            focus or text,
+            text,
             kind=report.kind,
             evidence=None if focus else full_evidence,
             # triage's inference ("rank 3 waited in a different collective") is evidence too
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
-            versions=self._versions(text, triage) if report.kind == "log" else None,
+            versions=self._versions(report, triage) if report.kind == "log" else None,
         )
-        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
+        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started,
+                           files=report.files)
 
     @staticmethod
-    def _versions(text: str, triage: Triage | None) -> dict[str, str]:
-        """What triage already read, else a look at the head and tail of the log."""
-        return (triage.versions if triage is not None else None) or versions_of(text)
+    def _versions(report: Report, triage: Triage | None) -> dict[str, str]:
+        """What triage already read, else a look at the head and tail of each file."""
+        if triage is not None and triage.versions:
+            return triage.versions
+        found: dict[str, str] = {}
+        for f in report.files:
+            found = versions_of(f.text) | found
+        return found
 
     # -- retrieval -------------------------------------------------------------------------------
     @property
@@ -239,8 +248,9 @@ class Engine:
         triage: Triage | None = None,
         full_evidence: dict[int, EntryEvidence] | None = None,
         started: float | None = None,
+        files: Sequence[LogFile] = (),
     ) -> Diagnosis:
-        lines = _LineLookup(text)
+        lines = _LineLookup(text, files)
         shown_evidence = full_evidence if full_evidence is not None else ranked.evidence
         results: list[Candidate] = []
         for index in ranked.order[:TOP_K]:
@@ -249,11 +259,11 @@ class Engine:
                 break
             entry = self._entries[index]
             ev = ranked.evidence.get(index)
-            shown = shown_evidence.get(index, ev)
-            hits = tuple(
-                FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
-                for h in (shown.hits if shown and not shown.gated_out else ())
-            )
+            shown = shown_evidence.get(index)
+            where = lines
+            if shown is None and ev is not None:  # found only in triage's focus lines
+                shown, where = ev, _focus_lookup(triage) or lines
+            hits = tuple(where.hit(h) for h in (shown.hits if shown and not shown.gated_out else ()))
             results.append(
                 Candidate(
                     id=entry.id,
@@ -286,35 +296,71 @@ class Engine:
 
 
 def run_triage(report: Report) -> Triage | None:
-    try:
-        from bot.triage import triage
-    except ImportError:  # the triage stage is optional until it lands
-        return None
     return triage(report.files)
 
 
-class _LineLookup:
-    """Fetch a few 1-based lines of a possibly huge text without splitting all of it."""
+def _focus_lookup(triage: Triage | None) -> _LineLookup | None:
+    """Lines of triage's focus text, located where each was taken from."""
+    if triage is None or not triage.focus_text.strip():
+        return None
+    return _LineLookup(triage.focus_text, origins=triage.focus_origins)
 
-    def __init__(self, text: str):
-        self.text = text
+
+class _LineLookup:
+    """Fetch a few 1-based lines of the input (the files joined by newlines, as line numbers count
+    them) without joining or splitting it, and say where each is in the user's own files."""
+
+    def __init__(self, text: str, files: Sequence[LogFile] = (), origins: Sequence[tuple[str, int]] = ()):
+        self._texts = [f.text for f in files] or [text]
+        self._names: list[str | None] = [f.name for f in files] or [None]
+        self._origins = origins
         self._cache: dict[int, str] = {}
-        self._starts: list[int] | None = None
+        self._starts: dict[int, tuple[bytes, np.ndarray]] = {}  # per text, made when a line of it is asked for
+        self._first_lines: list[int] = []  # the joined numbering's line of each text's line 1
+        first = 1
+        for t in self._texts:
+            self._first_lines.append(first)
+            first += t.count("\n") + 1 if len(self._texts) > 1 else 0
+
+    def _where(self, line: int) -> tuple[int, int]:
+        index = max(0, bisect_right(self._first_lines, line) - 1)
+        return index, line - self._first_lines[index] + 1
+
+    def locate(self, line: int) -> tuple[str | None, int]:
+        """(file name, line in that file) of a 1-based line of the joined text."""
+        if self._origins:
+            return self._origins[line - 1] if 0 < line <= len(self._origins) else (None, line)
+        index, local = self._where(line)
+        return self._names[index], local
+
+    def hit(self, h: Hit) -> FingerprintHit:
+        """A fingerprint hit as the user reads it: file, line in that file, and the redacted line
+        clipped around the match."""
+        name, line = self.locate(h.line)
+        text = redact(self.get(h.line))
+        if (m := compile_linear(h.pattern).search(text)) is not None:
+            text = clip_around(text, m.start(), m.end(), HIT_TEXT_CHARS)
+            m = compile_linear(h.pattern).search(text)  # where it lies in the clipped text, if still whole
+        else:
+            text = text[:HIT_TEXT_CHARS]
+        span = (m.start(), m.end()) if m is not None else None
+        return FingerprintHit(pattern=h.pattern, line=line, text=text, strength=h.strength, file=name, span=span)
 
     def get(self, line: int) -> str:
         if line not in self._cache:
-            if self._starts is None:
-                starts = [0]
-                find = self.text.find
-                pos = find("\n")
-                while pos != -1:
-                    starts.append(pos + 1)
-                    pos = find("\n", pos + 1)
-                self._starts = starts
-            if 1 <= line <= len(self._starts):
-                start = self._starts[line - 1]
-                end = self.text.find("\n", start)
-                self._cache[line] = self.text[start : end if end != -1 else len(self.text)].strip()
+            index, local = self._where(line)
+            data, ends = self._newlines(index)
+            if 1 <= local <= len(ends) + 1:
+                start = int(ends[local - 2]) + 1 if local > 1 else 0
+                end = int(ends[local - 1]) if local <= len(ends) else len(data)
+                self._cache[line] = data[start:end].decode("utf-8", "replace").strip()
             else:
                 self._cache[line] = ""
         return self._cache[line]
+
+    def _newlines(self, index: int) -> tuple[bytes, np.ndarray]:
+        """A text's bytes and the offsets of its newlines (numpy: a 10 MB file in milliseconds)."""
+        if index not in self._starts:
+            data = self._texts[index].encode("utf-8", "replace")
+            self._starts[index] = (data, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10))
+        return self._starts[index]

@@ -97,8 +97,7 @@ def build_report(files: Sequence[LogFile], *, origin: str = "cli", question: str
         raise IngestError("empty input: paste a log or traceback, attach a log file, or ask a question")
     if not files:
         return Report(files=(LogFile(name="<question>", text=question),), kind="question", origin=origin)
-    joined = "\n".join(f.text for f in files)
-    kind = "log" if len(files) > 1 or looks_like_log(joined) else "question"
+    kind = "log" if len(files) > 1 or looks_like_log(files[0].text) else "question"
     return Report(files=files, kind=kind, origin=origin, question=question)
 
 

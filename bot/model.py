@@ -39,9 +39,18 @@ class Report(_Frozen):
 
 class FingerprintHit(_Frozen):
     pattern: str
-    line: int  # 1-based line number in the concatenated input
-    text: str  # the matched line, redacted and clipped
+    line: int  # 1-based line number in `file` (in the whole input when `file` is None)
+    text: str  # the matched line, redacted and clipped around the match
     strength: Literal["strong", "supporting"] = "strong"
+    file: str | None = None  # the input file the line is in, as the user named it
+    span: tuple[int, int] | None = None  # where the pattern matched inside `text`
+
+    def excerpt(self, limit: int) -> str:
+        """`text` in at most `limit` characters, always keeping the matched part."""
+        from index.evidence import clip_around
+
+        start, end = self.span or (0, 0)
+        return clip_around(self.text, start, end, limit)
 
 
 class Why(_Frozen):
@@ -64,8 +73,8 @@ class Initiating(_Frozen):
 
     rank: int | None = None
     node: str | None = None
-    line: int  # 1-based line in the concatenated input
-    text: str
+    line: int  # 1-based line in `file`
+    text: str  # the line without its prefixes, clipped around what triage matched
     file: str | None = None
     kind: str = ""  # e.g. "oom", "xid", "illegal-memory-access", "exception"
     timestamp: str | None = None
@@ -94,6 +103,7 @@ class Triage(_Frozen):
     versions: dict[str, str] = Field(default_factory=dict)
     # The lines retrieval should run on: the initiator's evidence, not the loudest collateral.
     focus_text: str = ""
+    focus_origins: tuple[tuple[str, int], ...] = ()  # (file, line) each focus line was taken from
     summary: str = ""  # one line, e.g. "rank 17 on node02 ran out of GPU memory first; 63 ranks timed out"
 
 
@@ -124,6 +134,7 @@ class Diagnosis(_Frozen):
                     "why": {
                         "fingerprints": [
                             {"pattern": h.pattern, "line": h.line, "text": h.text}
+                            | ({"file": h.file} if h.file is not None else {})
                             for h in c.why.fingerprints
                         ],
                         "lexical": round(c.why.lexical, 4),

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from bot.triage_patterns import VERSION_FIELDS
+from bot.triage.fields import VERSION_FIELDS
 
 SCAN_CHARS = 1 << 20  # versions print at start-up and in the final error: read head and tail only
 

@@ -9,20 +9,12 @@ from __future__ import annotations
 
 import re
 
+from index.prefixes import parse_line
+
 MAX_EVIDENCE_CHARS = 1200
 
-# Prefixes launchers and loggers put before the message itself.
-_PREFIXES = re.compile(
-    r"^(?:\s*(?:\[(?:rank|default)\d+\]:|\d{1,5}: |[a-z][\w-]*\d+: |\([A-Za-z]\w*(?: pid=\d+)?(?:, ip=[\d.]+)?\) ))+"
-)
-_NCCL_HEAD = re.compile(r"^\s*[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.]+:\d+ )?")
-_GLOG_HEAD = re.compile(r"^\s*\[?[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w/.-]+:\d+\]\s*")
-_STAMP = re.compile(
-    r"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|]\s*)?"
-    r"|^\s*(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./:-]+\] )?"
-    r"|^\s*\[\s*\d+\.\d+\]\s*"
-    r"|^\s*[A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d [\w.-]+ \w+(?:\[\d+\])?: "
-)
+_NCCL_SOURCE = re.compile(r"[\w/.-]{1,200}\.(?:cc|cu|h):\d{1,6} ")  # "transport/net.cc:123 " after NCCL's head
+_LEADER = re.compile(r"[-|] ")  # "2026-12-02 12:01:00,512 - ERROR - ..." keeps "ERROR - ..."
 
 _ERROR_WORDS = re.compile(
     r"(?i)\b(?:error|exception|fail(?:ed|ure)?|fatal|abort(?:ed|ing)?|timed? ?out|timeout|killed|"
@@ -37,10 +29,30 @@ _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\b\d{5,}\b")
 
 
 def strip_prefix(line: str) -> str:
-    """The message of a log line without rank/launcher/timestamp prefixes."""
-    for pattern in (_PREFIXES, _STAMP, _GLOG_HEAD, _NCCL_HEAD, _PREFIXES):
-        line = pattern.sub("", line, count=1)
-    return line.strip()
+    """The message of a log line without rank/launcher/timestamp prefixes (index.prefixes)."""
+    parsed = parse_line(line)
+    message = parsed.text
+    if (parsed.device is not None and (m := _NCCL_SOURCE.match(message))) or (
+        parsed.timestamp is not None and (m := _LEADER.match(message))
+    ):
+        message = message[m.end():]
+    return message.strip()
+
+
+def clip_around(text: str, start: int, end: int, limit: int) -> str:
+    """At most `limit` characters of `text` that always contain text[start:end] (or as much of it as
+    fits): the head when the match lies in it, else a window around the match, marked with "…"."""
+    if len(text) <= limit:
+        return text
+    if end <= limit - 1:
+        return text[: limit - 1] + "…"
+    span = end - start
+    if span >= limit - 2:
+        return "…" + text[start : start + limit - 2] + "…"
+    before = (limit - 2 - span) // 3  # a little context before, more after
+    lo = max(0, start - before)
+    hi = min(len(text), lo + limit - 2)
+    return ("…" if lo > 0 else "") + text[lo:hi] + ("…" if hi < len(text) else "")
 
 
 def _frame_hint(path: str, func: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from index.scanner import MultiScanner
+from index.scanner import Match, MultiScanner
 from kb.schema import Entry
 
 STRONG = 1.0
@@ -77,11 +77,25 @@ class FingerprintIndex:
 
     def scan(self, text: str | bytes) -> dict[int, EntryEvidence]:
         """Evidence per entry index, for entries that any pattern touched."""
+        return self._evidence(self.scanner.scan(text, first_only=True))
+
+    def scan_files(self, texts: Sequence[str]) -> dict[int, EntryEvidence]:
+        """The same as `scan("\\n".join(texts))`, with the same line numbers, without building the
+        joined text: each text is scanned alone and its lines are counted on from the previous."""
+        first: dict[int, int] = {}  # pattern -> its first line in the joined numbering
+        base = 0
+        for text in texts:
+            for match in self.scanner.scan(text, first_only=True):
+                first.setdefault(match.pattern, base + match.line)
+            base += text.count("\n") + 1
+        return self._evidence([Match(p, line) for p, line in sorted(first.items(), key=lambda x: (x[1], x[0]))])
+
+    def _evidence(self, matches: Sequence[Match]) -> dict[int, EntryEvidence]:
         evidence: dict[int, EntryEvidence] = {}
         for i, entry in enumerate(self.entries):
             if entry.requires:
                 evidence[i] = EntryEvidence(requires_total=len(entry.requires))
-        for match in self.scanner.scan(text, first_only=True):
+        for match in matches:
             pattern = self.patterns[match.pattern]
             for use in self._uses[match.pattern]:
                 ev = evidence.setdefault(use.entry, EntryEvidence(requires_total=len(self.entries[use.entry].requires)))

@@ -396,6 +396,68 @@ def all_ranks_oom_at_once(*, world: int = 8, seed: int = 5) -> Scenario:
     return Scenario("all-at-once", files, Expect(None, "oom", 0, OOM_FAMILY, no_single=True, failing=world))
 
 
+def dmesg_t(t: float, message: str) -> str:
+    """`dmesg -T`: the kernel's ctime stamp in brackets; the host is only in the file's name."""
+    hh, mm, ss, _ = clock(t)
+    return f"[Wed Dec  {DAY[1]} {hh:02d}:{mm:02d}:{ss:02d} 2026] {message}"
+
+
+def journald(t: float, host: str, message: str) -> str:
+    """`journalctl -k`: zero-padded day, the host, then "kernel: "."""
+    hh, mm, ss, _ = clock(t)
+    return f"Dec {DAY[1]:02d} {hh:02d}:{mm:02d}:{ss:02d} {host} kernel: {message}"
+
+
+def node_file_failure(kind: str, *, world: int = 16, culprit: int = 13, bus_ids: bool = True, seed: int = 6) -> Scenario:
+    """A node-level failure whose only trace in the rank logs is an echo (a CUDA error) or nothing
+    at all; the node's kernel log, a separate file, says what happened:
+
+    - "xid": Xid 79 in `dmesg -T` output saved as node02-dmesg.txt (no host in the lines);
+    - "ecc": an uncorrectable ECC Xid in `journalctl -k` output; the NCCL lines carry no bus ids
+      when `bus_ids` is False, so only "the one rank of that node with a device error" ties them;
+    - "oom-killer": the kernel OOM killer kills the culprit's process (it prints nothing), syslog.
+    """
+    rng = random.Random(seed)
+    per_rank: dict[int, list[tuple[float, str]]] = {}
+    t_fail = 140.0
+    node = node_of(culprit)
+    for r in range(world):
+        pid, local = 52200 + r, r % 8
+        p = f"[rank{r}]:"
+        lines = nccl_startup(node_of(r), pid, local, r, world, 1.0 + r * 0.003)
+        if not bus_ids:
+            lines = [(t, x.split(" busId ")[0]) for t, x in lines]
+        lines += chatter(r, p, 4.0, t_fail, rng, 3300)
+        if r == culprit and kind != "oom-killer":
+            lines += timed(t_fail + 0.6, traceback(f"{p} ", TRAIN_FRAMES[:3], [
+                "RuntimeError: CUDA error: uncorrectable ECC error encountered" if kind == "ecc"
+                else "RuntimeError: CUDA error: unspecified launch failure",
+                "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+            ]))
+        elif r != culprit:
+            t = t_fail + 600.5 + r * 0.002
+            lines += timed(t, watchdog_block(r, t, pid, 5120, "ALLREDUCE"))
+        per_rank[r] = lines
+    files = layout("job", per_rank, interleaved=False, file_name=lambda r: f"rank{r}.log")
+    pci = f"0000:{BUS_IDS[culprit % 8][:-3]}:00"
+    victim = 52200 + culprit
+    if kind == "xid":
+        kern = [dmesg_t(0.0, "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"),
+                dmesg_t(t_fail, f"NVRM: Xid (PCI:{pci}): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."),
+                dmesg_t(t_fail, f"NVRM: GPU {pci}.0: GPU has fallen off the bus.")]
+        name, expect = f"{node}-dmesg.txt", Expect(culprit, "xid", world - 1, frozenset({"gpu-fallen-off-bus-xid79"}))
+    elif kind == "ecc":
+        kern = [journald(t_fail, node, f"NVRM: Xid (PCI:{pci}): 48, pid={victim}, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0."),
+                journald(t_fail, node, f"NVRM: Xid (PCI:{pci}): 63, pid={victim}, name=python3, Row Remapper: New row marked for remapping, reset gpu to activate.")]
+        name, expect = "kern.log", Expect(culprit, "xid", world - 1, frozenset({"gpu-ecc-uncorrectable-xid48"}))
+    else:
+        kern = [syslog(t_fail, node, "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0"),
+                syslog(t_fail, node, f"Out of memory: Killed process {victim} (python3) total-vm:181403520kB, anon-rss:167012344kB, file-rss:70312kB, shmem-rss:16384kB, UID:1000 pgtables:331404kB oom_score_adj:0")]
+        name, expect = f"{node}-syslog", Expect(culprit, "host-oom", world - 1, frozenset({"host-ram-oom-killed-sigkill"}))
+    files.append(LogFile(name=name, text="\n".join(kern) + "\n"))
+    return Scenario(f"node-file-{kind}", files, expect)
+
+
 def all_scenarios() -> list[Scenario]:
     return [
         oom_then_timeouts(),

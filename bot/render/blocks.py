@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.model import Candidate, Diagnosis, Triage
 from bot.render import slack_limits as lim
-from bot.render.text import first_sentences
+from bot.render.text import first_sentences, location
 from bot.store.base import NONE_OF_THESE
 from kb.schema import Entry
 
@@ -126,7 +126,7 @@ def _matched_line(candidate: Candidate) -> str:
     if not hits:
         return ""
     hit = hits[0]
-    return f"matched `{escape(lim.clip(hit.text.strip(), 120))}` (line {hit.line})"
+    return f"matched `{escape(hit.excerpt(120).strip())}` ({location(hit.file, hit.line)})"
 
 
 def _runner_up(diagnosis: Diagnosis) -> str:
@@ -137,13 +137,13 @@ def _runner_up(diagnosis: Diagnosis) -> str:
 
 
 def _evidence_lines(candidate: Candidate) -> list[str]:
-    seen: set[int] = set()
+    seen: set[tuple[str | None, int]] = set()
     lines = []
     for hit in candidate.why.fingerprints:
-        if hit.line in seen:
+        if (hit.file, hit.line) in seen:
             continue
-        seen.add(hit.line)
-        lines.append(f"{hit.line:>5}: " + lim.clip(hit.text.strip(), EVIDENCE_LINE_CHARS))
+        seen.add((hit.file, hit.line))
+        lines.append(f"{location(hit.file, hit.line)}: " + hit.excerpt(EVIDENCE_LINE_CHARS).strip())
         if len(lines) == MAX_EVIDENCE_LINES:
             break
     return lines
@@ -153,7 +153,8 @@ def triage_line(triage: Triage | None) -> str:
     if triage is None:
         return ""
     if triage.summary:
-        return triage.summary
+        init = triage.initiating
+        return triage.summary + (f" · first error at {location(init.file, init.line)}" if init else "")
     if triage.no_single_initiator:
         return "all ranks failed at about the same time: no single initiating rank"
     init = triage.initiating
@@ -163,7 +164,7 @@ def triage_line(triage: Triage | None) -> str:
     if init.node:
         where += f" on {init.node}"
     tail = f" · {len(triage.collateral_ranks)} ranks collateral" if triage.collateral_ranks else ""
-    return f"{where} failed first (line {init.line}){tail}"
+    return f"{where} failed first ({location(init.file, init.line)}){tail}"
 
 
 def why_context(candidate: Candidate) -> str:

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.model import CollateralGroup, Triage
+from bot.render.text import location
 
 KIND_LABEL = {
     "watchdog-timeout": "watchdog timeout",
@@ -89,7 +90,7 @@ def rank_table(triage: Triage) -> Table:
         who = f"rank {init.rank}" if init.rank is not None else "unattributed"
         where = f" on {init.node}" if init.node else ""
         when = f", {init.timestamp}" if init.timestamp else ""
-        what = Text(f"{initiator_label(init.kind, init.text)} (line {init.line}{when})", style="bold red")
+        what = Text(f"{initiator_label(init.kind, init.text)} ({location(init.file, init.line)}{when})", style="bold red")
         if init.reason:
             what.append(f" · {init.reason}", style="dim")
         table.add_row(Text(f"{who}{where}", style="bold red"), what, "initiator")

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.model import Candidate, Diagnosis
-from bot.render.text import first_sentences
+from bot.render.text import first_sentences, location
 from kb.schema import Entry
 
 MAX_EVIDENCE_LINES = 4
@@ -26,9 +26,9 @@ def _numbered(title: str, items: tuple[str, ...], style: str) -> RenderableType:
 
 def _evidence(candidate: Candidate) -> Text:
     out = Text()
-    lines = {hit.line: hit for hit in candidate.why.fingerprints}  # several patterns may hit one line
+    lines = {(hit.file, hit.line): hit for hit in candidate.why.fingerprints}  # several patterns may hit one line
     for hit in list(lines.values())[:MAX_EVIDENCE_LINES]:
-        out.append(f"  line {hit.line}: ", style="dim")
+        out.append(f"  {location(hit.file, hit.line)}: ", style="dim")
         out.append(f"{hit.text}\n", style="yellow")
     if not candidate.why.fingerprints:
         out.append("  no fingerprint matched: ranked by text similarity ", style="dim")
@@ -53,6 +53,8 @@ def _triage_line(diagnosis: Diagnosis) -> RenderableType | None:
         return None
     text = Text("Initiating: ", style="bold magenta")
     text.append(triage.summary or triage.initiating.text)
+    if triage.initiating is not None:
+        text.append(f" · first error at {location(triage.initiating.file, triage.initiating.line)}", style="dim")
     return text
 
 

@@ -10,3 +10,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`\"'])")
 def first_sentences(text: str, n: int = 2) -> str:
     """The first `n` sentences, whitespace folded: the why shown before the fix (DESIGN §5b)."""
     return " ".join(_SENTENCE_END.split(" ".join(text.split()))[:n])
+
+
+_NO_NAME = ("<input>", "<stdin>", "<question>", "<paste>")
+
+
+def location(file: str | None, line: int) -> str:
+    """Where a line is, as the user would look it up: "rank7.log:16", or "line 16" for a paste."""
+    if file and file not in _NO_NAME:
+        return f"{file}:{line}"
+    return f"line {line}"

@@ -127,8 +127,11 @@ def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str) -> lis
     out = []
     for f in readable:
         data, cut = download(file_url(f), token=token, max_bytes=deps.max_download_bytes)
-        text = normalize(decode(data))
         name = str(f.get("name") or f.get("title") or "attachment")
+        try:
+            text = normalize(decode(data))
+        except IngestError as exc:  # say which of several attachments it was
+            raise IngestError(f"{name}: {exc}") from None
         if cut:
             text += f"\n[traindoc read only the first {deps.max_download_bytes} bytes of {name}]"
         out.append(LogFile(name=name, text=text))

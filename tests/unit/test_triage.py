@@ -7,11 +7,12 @@ import re
 import pytest
 from rich.console import Console
 
-from bot import triage_scan
 from bot.model import Diagnosis, LogFile
 from bot.render.rank_table import rank_ranges, rank_table
-from bot.triage import triage, triage_paths
-from bot.triage_patterns import parse_file_name, parse_prefix, parse_timestamp
+from bot.triage import scan as triage_scan
+from bot.triage import triage
+from bot.triage.fields import who
+from index.prefixes import parse_source_name, parse_timestamp
 from tests.triage_scenarios import (
     Scenario,
     all_ranks_oom_at_once,
@@ -46,21 +47,20 @@ def test_scenario_verdict(scenario: Scenario):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_initiating_line_is_a_line_of_the_joined_text(scenario: Scenario):
+def test_initiating_line_is_a_line_of_its_own_file(scenario: Scenario):
     result = triage(scenario.files)
-    joined = "\n".join(f.text for f in scenario.files).split("\n")
     if result.initiating is not None:
-        assert result.initiating.text in joined[result.initiating.line - 1]
+        text = next(f.text for f in scenario.files if f.name == result.initiating.file)
+        line = text.split("\n")[result.initiating.line - 1]
+        assert all(piece in line for piece in result.initiating.text.split("…"))  # clipped, never altered
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_streaming_from_disk_matches_in_memory(scenario: Scenario, tmp_path, monkeypatch):
-    paths = scenario.write(tmp_path)
+def test_small_chunks_give_the_same_verdict(scenario: Scenario, monkeypatch):
     in_memory = triage(scenario.files)
     monkeypatch.setattr(triage_scan, "CHUNK_BYTES", 4096)  # many chunk boundaries
-    streamed = triage_paths(paths)
-    assert streamed.initiating == (in_memory.initiating.model_copy(update={"file": streamed.initiating.file})
-                                   if in_memory.initiating else None)
+    streamed = triage(scenario.files)
+    assert streamed.initiating == in_memory.initiating
     assert streamed.collateral_groups == in_memory.collateral_groups
     assert streamed.ranks_seen == in_memory.ranks_seen
     assert streamed.focus_text == in_memory.focus_text
@@ -93,7 +93,7 @@ def test_xid_is_attributed_by_pci_bus_and_names_the_node():
     init = result.initiating
     assert (init.rank, init.node, init.kind) == (10, "node02", "xid")
     assert "Xid (PCI:0000:3a:00): 79" in init.text
-    assert "hit Xid 79 (GPU fell off the bus)" in result.summary
+    assert "rank 10 on node02 failed first: Xid 79 (GPU fell off the bus)" in result.summary
     assert init.file == "node02-kern.log"
     assert result.versions["driver"] == "550.54.15"
     assert "GPU has fallen off the bus" in result.focus_text
@@ -161,27 +161,27 @@ def test_rank_table_lists_initiator_first_then_groups():
 @pytest.mark.parametrize(
     ("line", "rank", "local", "node", "message"),
     [
-        ("[rank3]:[E1202 12:13:11.123456 4321 ProcessGroupNCCL.cpp:616] [Rank 3] x", 3, None, None, "[E1202"),
+        ("[rank3]:[E1202 12:13:11.123456 4321 ProcessGroupNCCL.cpp:616] [Rank 3] x", 3, None, None, "[Rank 3] x"),
         ("[default5]:RuntimeError: boom", None, 5, None, "RuntimeError"),
-        ("12: [E1202 12:13:11.123456 4321 ProcessGroupNCCL.cpp:475] x", 12, None, None, "[E1202"),
-        ("node02:41234:41301 [1] NCCL INFO comm 0x55 rank 9 nranks 16", None, None, "node02", "node02:41234"),
+        ("12: [E1202 12:13:11.123456 4321 ProcessGroupNCCL.cpp:475] x", 12, None, None, "x"),
+        ("node02:41234:41301 [1] NCCL INFO comm 0x55 rank 9 nranks 16", None, None, "node02", "NCCL INFO comm"),
         ("Dec  2 12:03:11 node02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234", None, None, "node02", "NVRM"),
         ("[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 48, pid=1234", None, None, None, "NVRM"),
-        ("2025-07-02 07:41:59,123 - INFO - rank=7 - step 10", 7, None, None, "2025"),
+        ("2025-07-02 07:41:59,123 - INFO - rank=7 - step 10", 7, None, None, "- INFO - rank=7"),
         ("[1,6]<stdout>:hello", 6, None, None, "hello"),
-        ("(RayWorkerWrapper pid=77, ip=10.1.2.3) INFO 12-02 12:03:11 worker.py:1] x", None, None, "10.1.2.3", "INFO"),
+        ("(RayWorkerWrapper pid=77, ip=10.1.2.3) INFO 12-02 12:03:11 worker.py:1] x", None, None, "10.1.2.3", "x"),
         ("node03: [rank20]: ValueError: x", 20, None, "node03", "ValueError"),
     ],
 )
-def test_parse_prefix(line, rank, local, node, message):
-    p = parse_prefix(line)
+def test_who_printed_a_line(line, rank, local, node, message):
+    p = who(line)
     assert (p.rank, p.local_rank, p.node) == (rank, local, node)
     assert p.message.startswith(message)
 
 
 def test_pg_rank_only_from_the_default_group():
-    assert parse_prefix("[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected").pg_rank == 3
-    assert parse_prefix("[PG ID 5 PG GUID 37(TENSOR_MODEL_PARALLEL_GROUP) Rank 1] x").pg_rank is None
+    assert who("[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected").pg_rank == 3
+    assert who("[PG ID 5 PG GUID 37(TENSOR_MODEL_PARALLEL_GROUP) Rank 1] x").pg_rank is None
 
 
 @pytest.mark.parametrize(
@@ -195,19 +195,26 @@ def test_pg_rank_only_from_the_default_group():
     ],
 )
 def test_parse_timestamp(text, clock):
-    assert parse_timestamp(text)[1] == clock
+    assert parse_timestamp(text).clock == clock
 
 
 def test_timestamps_order_across_formats():
-    glog = parse_timestamp("[E1202 12:13:11.500000 1 x.cpp:1] y")[0]
-    iso = parse_timestamp("2025-12-02 12:13:11,000 - x")[0]
+    glog = parse_timestamp("[E1202 12:13:11.500000 1 x.cpp:1] y").key
+    iso = parse_timestamp("2025-12-02 12:13:11,000 - x").key
     assert iso < glog
 
 
-def test_parse_file_name():
-    assert parse_file_name("logs/node02/rank17.log") == (17, "node02")
-    assert parse_file_name("train-rank_3.out") == (3, None)
-    assert parse_file_name("slurm-88123.out") == (None, None)
+def test_parse_source_name():
+    def facts(name):
+        origin = parse_source_name(name)
+        return origin.node, origin.rank, origin.kernel
+
+    assert facts("logs/node02/rank17.log") == ("node02", 17, False)
+    assert facts("train-rank_3.out") == (None, 3, False)
+    assert facts("slurm-88123.out") == (None, None, False)
+    assert facts("worker-2.log") == ("worker-2", None, False)
+    assert facts("logs/trainer-worker-2.log") == ("trainer-worker-2", None, False)
+    assert facts("node03-dmesg.txt") == ("node03", None, True)
 
 
 def test_torchrun_log_dir_files_carry_the_local_rank():

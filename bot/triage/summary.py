@@ -1,0 +1,111 @@
+"""The words of a triage: the one-line summary and the phrases the rank table reuses."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.model import CollateralGroup
+from bot.triage.fields import EXCEPTION_NAME, XID, XID_MEANING
+from bot.triage.job import Suspect
+
+ROOT_PHRASE = {
+    "oom": "ran out of GPU memory",
+    "xid": "hit a GPU Xid error",
+    "ecc": "hit an uncorrectable ECC error",
+    "illegal-memory-access": "hit an illegal memory access",
+    "device-assert": "hit a device-side assert",
+    "dataloader": "lost a DataLoader worker",
+    "io": "failed on file I/O",
+    "host-oom": "was killed by the host OOM killer",
+    "segfault": "crashed with a segmentation fault",
+    "cuda-error": "hit a CUDA error",
+    "network": "hit a network error",
+    "exception": "raised an exception",
+    "desync": "issued a different collective",
+    "stalled": "never reached the collective",
+    "checkpoint": "was still saving a checkpoint",
+    "silent": "logged nothing",
+}
+COLLATERAL_PHRASE = {
+    "watchdog-timeout": "timed out waiting",
+    "remote-error": "saw NCCL remote errors (a peer exited)",
+    "nccl-aborted": "aborted their NCCL communicators",
+    "store-error": "lost their TCPStore connection",
+    "heartbeat": "were stopped by the NCCL heartbeat monitor",
+    "sigterm": "were stopped by the launcher (SIGTERM)",
+    "elastic": "were reported failed by torchrun",
+    "dump-signal": "were told to dump NCCL state",
+    "watchdog-status": "reported NCCL watchdog failures",
+    "desync": "reported a collective desync",
+}
+COLLATERAL_ORDER = ("watchdog-timeout", "remote-error", "nccl-aborted", "store-error", "heartbeat",
+                    "desync", "dump-signal", "watchdog-status", "elastic", "sigterm")
+
+
+
+def who_phrase(rank: int | None, node: str | None) -> str:
+    if rank is None:
+        return f"a GPU on {node}" if node else "an unattributed process"
+    return f"rank {rank} on {node}" if node else f"rank {rank}"
+
+
+def _root_phrase(c: Suspect) -> str:
+    if c.kind == "xid" and (m := XID.search(c.event.text)):
+        meaning = XID_MEANING.get(m.group(2))
+        return f"failed first: Xid {m.group(2)}" + (f" ({meaning})" if meaning else "")
+    if c.kind == "exception" and (m := EXCEPTION_NAME.search(c.event.text)):
+        return f"raised {m.group(1).rsplit('.', 1)[-1]}"
+    return ROOT_PHRASE.get(c.kind, f"failed ({c.kind})")
+
+
+def collateral_phrase(group: CollateralGroup) -> str:
+    """'63 ranks timed out waiting on ALLREDUCE SeqNum 8812' (used by the summary and the rank table)."""
+    n = len(group.ranks)
+    who = f"{n} rank" if n == 1 else f"{n} ranks"
+    if group.kind == "watchdog-timeout":
+        return f"{who} timed out waiting" + (f" on {group.detail}" if group.detail else "")
+    phrase = COLLATERAL_PHRASE.get(group.kind, group.kind)
+    if n == 1:
+        phrase = phrase.replace("were ", "was ").replace(" their ", " its ")
+    return f"{who} {phrase}"
+
+
+def _op_of(c: Suspect, timeouts: dict[int, tuple[str, int]]) -> str:
+    op = timeouts.get(c.rank)
+    return f"{op[0]} SeqNum {op[1]}".strip() if op else "another collective"
+
+
+def summary(initiator, initiating, groups, failing, silent, majority, no_single, job_timeout) -> str:
+    tail = ", ".join(collateral_phrase(g) for g in groups[:3])
+    if initiator is not None:
+        if initiator.kind in ("stalled", "checkpoint", "silent", "desync") and majority:
+            op = f"{majority[0]} SeqNum {majority[1]}".strip()
+            phrase = {
+                "stalled": f"never reached {op}",
+                "checkpoint": f"was still saving a checkpoint and never reached {op}",
+                "silent": f"logged nothing while the others waited in {op}",
+                "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) from the others",
+            }[initiator.kind]
+            if initiator.kind == "desync" and "desync report" in (initiating.reason or ""):
+                phrase = "was named by the NCCL desync report as the lagging rank"
+        else:
+            phrase = _root_phrase(initiator)
+            phrase = phrase if phrase.startswith("failed first") else phrase + " first"
+        when = ""
+        if initiating and initiating.timestamp:
+            stalled = initiator.kind in ("stalled", "checkpoint", "silent")
+            when = f" (last line {initiating.timestamp})" if stalled else f" at {initiating.timestamp}"
+        head = f"{who_phrase(initiator.rank, initiator.node)} {phrase}{when}"
+        extra = f"; {len(failing)} other rank(s) also failed on their own" if failing else ""
+        return f"{head}; {tail}{extra}" if tail else head + extra
+    if failing:
+        kinds = Counter(c.kind for c in failing)
+        kind, _ = kinds.most_common(1)[0]
+        first = failing[0]
+        when = f" (first at {first.event.ts[1]})" if first.event.ts else ""
+        what = ROOT_PHRASE.get(kind, kind)
+        head = f"No single initiator: {len(failing)} ranks failed at about the same time; most {what}{when}"
+        return f"{head}; {tail}" if tail else head
+    if groups:
+        return f"No single initiator: {tail}, and no rank reported an error of its own"
+    return "No single initiator: no rank reported a root-type error"
