@@ -7,6 +7,7 @@ torch is imported only when dense retrieval runs, which a decisive fingerprint m
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
+from bot.usercode import user_frame
 from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
@@ -72,6 +74,7 @@ class Engine:
         self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
+        self._benign = np.array([e.kind == "benign" for e in self._entries], dtype=bool)
         self._versioned = [i for i, e in enumerate(self._entries) if e.applies_to]
         self._explains: dict[str, list[int]] = {}
         for i, e in enumerate(self._entries):
@@ -105,24 +108,58 @@ class Engine:
     def entries(self) -> tuple[Entry, ...]:
         return self._entries
 
-    def diagnose(self, report: Report) -> Diagnosis:
+    def diagnose(
+        self,
+        report: Report,
+        *,
+        retriever: str = "hybrid",
+        leave_out: frozenset[int] = frozenset(),
+    ) -> Diagnosis:
+        """The whole pipeline (triage, match, decide). `retriever` runs one retriever alone and
+        `leave_out` skips dense vectors (a KB sample's own, for calibration and the eval): both
+        exist so that calibration and the eval measure this very path."""
         started = time.perf_counter()
         text = report.text
         triage = run_triage(report) if report.kind == "log" else None
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan(text)
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        harmless_lines = self._benign_lines(full_evidence)
+        rank_text = focus or text
+        if harmless_lines and not focus:
+            # the harmless warnings must not steer the text retrievers towards a failure entry
+            rank_text = _blank_lines(text, harmless_lines)
         ranked = self.rank(
-            focus or text,
+            rank_text,
             kind=report.kind,
             evidence=None if focus else full_evidence,
+            retriever=retriever,
+            skip_vectors=leave_out,
             # triage's inference ("rank 3 waited in a different collective") is evidence too
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
             versions=self._versions(text, triage) if report.kind == "log" else None,
         )
-        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started)
+        return self.decide(
+            ranked,
+            text=text,
+            kind=report.kind,
+            triage=triage,
+            full_evidence=full_evidence,
+            started=started,
+            harmless_lines=harmless_lines,
+        )
+
+    def _benign_lines(self, evidence: dict[int, EntryEvidence]) -> frozenset[int]:
+        """Lines that benign entries' strong fingerprints explain."""
+        return frozenset(
+            h.line
+            for i, ev in evidence.items()
+            if self._benign[i] and ev.strong
+            for h in ev.hits
+            if h.strength == "strong"
+        )
 
     @staticmethod
     def _versions(text: str, triage: Triage | None) -> dict[str, str]:
@@ -187,14 +224,16 @@ class Engine:
             for i in self._explains.get(finding, ()):
                 fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
                 strong[i] = True
-        if root_known or (strong & ~self._collateral).any():  # the root cause outranks what followed
+        if root_known or (strong & ~self._collateral & ~self._benign).any():  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)
         if context:
             query = f"{context}\n{query}"
         lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
         use_dense = retriever == "dense" or (
-            retriever == "hybrid" and (force_dense or decisive_fingerprint(fp, strong) is None)
+            # a harmless warning's fingerprint decides nothing about the failure entries
+            retriever == "hybrid"
+            and (force_dense or decisive_fingerprint(np.where(self._benign, 0.0, fp), strong & ~self._benign) is None)
         )
         dense = np.zeros(n, dtype=np.float32)
         if use_dense:
@@ -238,41 +277,35 @@ class Engine:
         triage: Triage | None = None,
         full_evidence: dict[int, EntryEvidence] | None = None,
         started: float | None = None,
+        harmless_lines: frozenset[int] = frozenset(),
     ) -> Diagnosis:
+        """Failure entries compete for the answer; benign entries only say a line is harmless.
+        Precedence: a failure with strong evidence > harmless warnings explaining the notable lines
+        > a plain bug in the user's code > the calibrated threshold (match or abstain)."""
         lines = _LineLookup(text)
         shown_evidence = full_evidence if full_evidence is not None else ranked.evidence
-        results: list[Candidate] = []
-        for index in ranked.order[:TOP_K]:
-            index = int(index)
-            if ranked.fused[index] <= 0:
-                break
-            entry = self._entries[index]
-            ev = ranked.evidence.get(index)
-            shown = shown_evidence.get(index, ev)
-            hits = tuple(
-                FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
-                for h in (shown.hits if shown and not shown.gated_out else ())
-            )
-            results.append(
-                Candidate(
-                    id=entry.id,
-                    title=entry.title,
-                    score=float(ranked.fused[index]),
-                    confidence=self.confidence_of(ranked, index, kind),
-                    why=Why(
-                        fingerprints=hits,
-                        lexical=float(ranked.scores.lexical_normalized[index]),
-                        dense=float(ranked.scores.dense[index]),
-                    ),
-                    entry=entry,
-                )
-            )
+        failures = _masked(ranked, self._benign)
+        results = self._candidates(failures, lines, shown_evidence, kind)
+        top = int(failures.order[0]) if len(failures.order) else -1
+        failure_strong = top >= 0 and bool(failures.strong[top]) and failures.fused[top] > 0
+        benign = self._benign_candidates(ranked, lines, shown_evidence, kind, failure_strong)
         confidence = results[0].confidence if results else 0.0
-        verdict = "match" if results and confidence >= self.abstain_below else "abstain"
-        reason = ""
-        if verdict == "abstain":
-            reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {self.abstain_below:.2f}"
+        threshold = self.threshold(ranked.retriever)
+        verdict, reason, frame = "abstain", "", None
+        if benign and not failure_strong and not _unexplained(text, harmless_lines, kind):
+            verdict = "benign"
+        elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:
+            verdict = "user-code"
+        elif results and confidence >= threshold:
+            verdict = "match"
+        else:
+            reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {threshold:.2f}"
         elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+        if verdict == "benign":
+            return Diagnosis(
+                verdict="benign", confidence=benign[0].confidence, results=tuple(benign), kind=kind,
+                triage=triage, elapsed_ms=elapsed,
+            )
         return Diagnosis(
             verdict=verdict,
             confidence=confidence,
@@ -281,7 +314,84 @@ class Engine:
             triage=triage,
             elapsed_ms=elapsed,
             abstain_reason=reason,
+            user_frame=frame,
+            harmless=tuple(c for c in benign if c.why.fingerprints),
         )
+
+    def _candidate(self, ranked: Ranked, index: int, lines: _LineLookup, shown_evidence: dict[int, EntryEvidence], kind: str) -> Candidate:
+        entry = self._entries[index]
+        ev = ranked.evidence.get(index)
+        shown = shown_evidence.get(index, ev)
+        hits = tuple(
+            FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
+            for h in (shown.hits if shown and not shown.gated_out else ())
+        )
+        features = candidate_features(
+            ranked.scores, ranked.strong, ranked.fused, index, dense_used=ranked.dense_used, question=kind == "question"
+        )
+        return Candidate(
+            id=entry.id,
+            title=entry.title,
+            score=float(ranked.fused[index]),
+            confidence=self.calibration_for(ranked.retriever).confidence(features),
+            why=Why(
+                fingerprints=hits,
+                lexical=float(ranked.scores.lexical_normalized[index]),
+                dense=float(ranked.scores.dense[index]),
+            ),
+            entry=entry,
+            features=tuple(features.vector()),
+        )
+
+    def _candidates(self, ranked: Ranked, lines: _LineLookup, shown_evidence: dict[int, EntryEvidence], kind: str) -> list[Candidate]:
+        results: list[Candidate] = []
+        for index in ranked.order[:TOP_K]:
+            index = int(index)
+            if ranked.fused[index] <= 0:
+                break
+            results.append(self._candidate(ranked, index, lines, shown_evidence, kind))
+        return results
+
+    def _benign_candidates(
+        self, ranked: Ranked, lines: _LineLookup, shown_evidence: dict[int, EntryEvidence], kind: str, failure_strong: bool
+    ) -> list[Candidate]:
+        """Benign entries this input shows: those whose strong fingerprint hit a line, best first;
+        for a question without such a line, the benign entry that tops the whole ranking."""
+        hit = [i for i, ev in shown_evidence.items() if self._benign[i] and ev.strong]
+        if not hit and kind == "question" and not failure_strong and len(ranked.order):
+            first = int(ranked.order[0])
+            if self._benign[first] and ranked.fused[first] > 0:
+                hit = [first]
+        hit.sort(key=lambda i: (-shown_evidence[i].score if i in shown_evidence else 0.0, -float(ranked.fused[i])))
+        return [self._candidate(ranked, i, lines, shown_evidence, kind) for i in hit[:TOP_K]]
+
+
+def _masked(ranked: Ranked, mask: np.ndarray) -> Ranked:
+    """The same ranking with the masked entries (benign ones) out of the competition: they score
+    zero, so margins and confidences are measured among failure entries only."""
+    if not mask.any():
+        return ranked
+    fused = np.where(mask, 0.0, ranked.fused).astype(ranked.fused.dtype)
+    return Ranked(ranking(fused), fused, ranked.scores, ranked.strong & ~mask, ranked.evidence, ranked.dense_used, ranked.query, ranked.retriever)
+
+
+# A Python exception line (possibly behind a launcher prefix): "RuntimeError: ...", "KeyError: 'x'".
+_EXCEPTION_LINE = re.compile(r"^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)")
+
+
+def _unexplained(text: str, harmless_lines: frozenset[int], kind: str) -> bool:
+    """Does the input hold an error the harmless lines do not explain (an exception line)?"""
+    if kind != "log":
+        return False
+    for number, line in enumerate(text.split("\n"), 1):
+        if number not in harmless_lines and _EXCEPTION_LINE.match(line):
+            return True
+    return False
+
+
+def _blank_lines(text: str, numbers: frozenset[int]) -> str:
+    """`text` with the given 1-based lines emptied (line numbers of the rest stay the same)."""
+    return "\n".join("" if n in numbers else line for n, line in enumerate(text.split("\n"), 1))
 
 
 def run_triage(report: Report) -> Triage | None:

@@ -10,3 +10,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`\"'])")
 def first_sentences(text: str, n: int = 2) -> str:
     """The first `n` sentences, whitespace folded: the why shown before the fix (DESIGN §5b)."""
     return " ".join(_SENTENCE_END.split(" ".join(text.split()))[:n])
+
+
+# What a "bug in your code" answer advises (Slack and terminal alike).
+USER_CODE_TIPS = (
+    (
+        "The innermost frame of the traceback is in your own file and the exception names no GPU, "
+        "communication, memory or storage problem."
+    ),
+    (
+        "Open that line, print the values it uses, and rerun on one process with a small input "
+        "(`num_workers=0` makes DataLoader errors point straight at the dataset code)."
+    ),
+)
