@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from index.calibrate import Calibration
 from index.embed import Embedder, SentenceTransformerEmbedder
 from index.evidence import evidence_text
 from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
-from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
+from index.fuse import Scores, candidate_features, decisive_fingerprint, error_signal, ranking
 from index.lexical import LexicalIndex
 from kb.load import KnowledgeBase, load_kb
 from kb.schema import Entry
@@ -37,6 +38,7 @@ COLLATERAL_DISCOUNT = 0.5
 VERSION_MISMATCH_FACTOR = 0.6
 HIT_TEXT_CHARS = 300
 RETRIEVERS = ("hybrid", "fingerprint", "lexical", "dense")
+QUERY_CACHE = 64
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Ranked:
     dense_used: bool
     query: str
     retriever: str = "hybrid"
+    signal: float = 1.0  # index.fuse.error_signal of the ranked text
 
 
 class Engine:
@@ -82,6 +85,8 @@ class Engine:
                 self._explains.setdefault(finding, []).append(i)
         self._dense = None
         self._progress = progress
+        self._query_vectors: dict[str, np.ndarray] = {}
+        self._cache_lock = threading.Lock()
 
     @classmethod
     def from_settings(
@@ -237,7 +242,7 @@ class Engine:
         )
         dense = np.zeros(n, dtype=np.float32)
         if use_dense:
-            vector = self.embedder.embed([query])[0]
+            vector = self._embed_query(query)
             dense = self.dense.scores(vector, skip_vectors=skip_vectors)
         if retriever == "fingerprint":
             scores = Scores(fp, np.zeros(n, np.float32), np.zeros(n, np.float32))
@@ -252,14 +257,32 @@ class Engine:
             for i in self._versioned:
                 if mismatches(self._entries[i].applies_to, versions):
                     fused[i] *= VERSION_MISMATCH_FACTOR
-        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever)
+        signal = max(error_signal(text), error_signal(context)) if context else error_signal(text)
+        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever, signal)
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        """One embedding per distinct query among the last few (the eval and calibration run the
+        hybrid and the dense retriever on the same text; a re-pasted log costs nothing)."""
+        with self._cache_lock:
+            vector = self._query_vectors.pop(query, None)
+        if vector is None:
+            vector = self.embedder.embed([query])[0]
+        with self._cache_lock:  # the Slack listeners share one engine across threads
+            self._query_vectors[query] = vector
+            while len(self._query_vectors) > QUERY_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)), None)
+        return vector
 
     # -- deciding --------------------------------------------------------------------------------
     def confidence_of(self, ranked: Ranked, entry: int, kind: str) -> float:
-        features = candidate_features(
-            ranked.scores, ranked.strong, ranked.fused, entry, dense_used=ranked.dense_used, question=kind == "question"
+        return self.calibration_for(ranked.retriever).confidence(self.features_of(ranked, entry, kind))
+
+    @staticmethod
+    def features_of(ranked: Ranked, entry: int, kind: str):
+        return candidate_features(
+            ranked.scores, ranked.strong, ranked.fused, entry,
+            dense_used=ranked.dense_used, question=kind == "question", signal=ranked.signal,
         )
-        return self.calibration_for(ranked.retriever).confidence(features)
 
     def calibration_for(self, retriever: str) -> Calibration:
         """The fitted model of one retriever; the prior where none was fitted."""
@@ -326,9 +349,7 @@ class Engine:
             FingerprintHit(pattern=h.pattern, line=h.line, text=redact(lines.get(h.line))[:HIT_TEXT_CHARS], strength=h.strength)
             for h in (shown.hits if shown and not shown.gated_out else ())
         )
-        features = candidate_features(
-            ranked.scores, ranked.strong, ranked.fused, index, dense_used=ranked.dense_used, question=kind == "question"
-        )
+        features = self.features_of(ranked, index, kind)
         return Candidate(
             id=entry.id,
             title=entry.title,
@@ -372,7 +393,9 @@ def _masked(ranked: Ranked, mask: np.ndarray) -> Ranked:
     if not mask.any():
         return ranked
     fused = np.where(mask, 0.0, ranked.fused).astype(ranked.fused.dtype)
-    return Ranked(ranking(fused), fused, ranked.scores, ranked.strong & ~mask, ranked.evidence, ranked.dense_used, ranked.query, ranked.retriever)
+    return Ranked(
+        ranking(fused), fused, ranked.scores, ranked.strong & ~mask, ranked.evidence, ranked.dense_used, ranked.query, ranked.retriever, ranked.signal
+    )
 
 
 # A Python exception line (possibly behind a launcher prefix): "RuntimeError: ...", "KeyError: 'x'".

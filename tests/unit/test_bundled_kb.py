@@ -1,9 +1,11 @@
 """The bundled knowledge base passes the whole `traindoc kb lint` and answers the seed cases."""
 
+import pytest
+
 from bot.ingest import report_from_text
 from bot.kb_checks import ranking_problems
 from index.scanner import hyperscan_rejects
-from kb.lint import static_problems
+from kb.lint import cross_entry_problems, healthy_logs, healthy_problems, static_problems
 from kb.load import load_kb
 from kb.schema import CATEGORIES
 
@@ -13,6 +15,19 @@ def test_static_lint_is_clean():
     assert static_problems(kb) == []
     assert len(kb.entries) >= 189
     assert {e.category for e in kb.entries} == set(CATEGORIES)
+
+
+def test_no_strong_failure_fingerprint_matches_a_healthy_log():
+    assert healthy_problems(load_kb(), healthy_logs()) == []
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 13 item 6: bundled entries still have strong fingerprints matching other entries' samples; "
+    "the KB helpers gate them (list: traindoc kb lint --hygiene). Remove this mark once they are fixed.",
+)
+def test_no_strong_fingerprint_matches_another_entrys_sample():
+    assert cross_entry_problems(load_kb()) == []
 
 
 def test_every_pattern_compiles_in_hyperscan_too():
