@@ -7,7 +7,6 @@ torch is imported only when dense retrieval runs, which a decisive fingerprint m
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import re2
 
 from bot.model import Candidate, Diagnosis, FingerprintHit, Report, Triage, Why
 from bot.redact import redact
@@ -399,16 +399,18 @@ def _masked(ranked: Ranked, mask: np.ndarray) -> Ranked:
 
 
 # A Python exception line (possibly behind a launcher prefix): "RuntimeError: ...", "KeyError: 'x'".
-_EXCEPTION_LINE = re.compile(r"^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)")
+_EXCEPTION_LINE = re2.compile(r"(?m)^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)")
 
 
 def _unexplained(text: str, harmless_lines: frozenset[int], kind: str) -> bool:
     """Does the input hold an error the harmless lines do not explain (an exception line)?"""
     if kind != "log":
         return False
-    for number, line in enumerate(text.split("\n"), 1):
-        if number not in harmless_lines and _EXCEPTION_LINE.match(line):
+    position = 0
+    while (match := _EXCEPTION_LINE.search(text, position)) is not None:
+        if text.count("\n", 0, match.start()) + 1 not in harmless_lines:
             return True
+        position = match.end() + 1
     return False
 
 

@@ -147,9 +147,14 @@ def _infra(block: _Block) -> bool:
     return bool(INFRA_TYPES.search(block.exception) or INFRA_WORDS.search(f"{block.exception} {block.message}"))
 
 
+TAIL_CHARS = 256 << 10  # a failed run's last traceback is near the end of its log
+
+
 def user_frame(text: str) -> UserFrame | None:
     """The user's frame that raised, when the last traceback ends in user code with no platform
-    signal in any exception of its chain; else None."""
+    signal in any exception of its chain; else None. Reads the tail of a huge log only."""
+    if len(text) > TAIL_CHARS:
+        text = text[text.find("\n", len(text) - TAIL_CHARS) + 1 :]
     blocks = tracebacks(text)
     if not blocks:
         return None

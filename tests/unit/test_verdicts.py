@@ -8,6 +8,7 @@ import json
 import pytest
 
 from bot.ingest import report_from_text
+from index.fuse import Features
 from tests.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
 
 TYPED_STORAGE = (
@@ -107,4 +108,4 @@ def test_retriever_and_leave_out_run_the_same_path(engine):
         d = engine.diagnose(report_from_text(TYPED_STORAGE), retriever=retriever, leave_out=frozenset({0}))
         assert d.verdict == "benign", retriever
     d = engine.diagnose(report_from_text(OOM), retriever="fingerprint")
-    assert d.results[0].id == "cuda-oom-activations-batch-too-large" and len(d.results[0].features) == 7
+    assert d.results[0].id == "cuda-oom-activations-batch-too-large" and len(d.results[0].features) == len(Features.NAMES)
