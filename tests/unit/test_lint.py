@@ -85,10 +85,11 @@ def test_a_strong_fingerprint_matching_a_healthy_line_fails(tmp_path):
 
     kb = load_kb(write_kb(tmp_path / "kb", [_ib_entry("strong")]))
     problems = healthy_problems(kb, healthy_logs(_healthy(tmp_path)))
-    assert problems == [
+    expected = (
         "ib-missing-entry: strong fingerprint 'NET/IB : No device found' matches healthy log nccl-socket-start.log line 2 "
         "(a line healthy runs print is at most supporting)"
-    ]
+    )
+    assert problems == [expected]
 
 
 def test_a_supporting_fingerprint_on_a_healthy_line_passes(tmp_path):
