@@ -30,16 +30,24 @@ _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?:: ?(.*))?$")
 _EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|NotFound)$")
 _BARE_EXCEPTIONS = frozenset({"KeyError", "StopIteration", "AssertionError", "KeyboardInterrupt", "NotImplementedError"})
 
-# Path components that mark a library frame (installed or cloned frameworks, the stdlib).
+# Path components that mark a library frame in a source checkout (installed packages are caught by
+# site-packages/dist-packages). Only distinctive names: a user's own "datasets/" or "models/"
+# directory is user code.
 LIBRARY_PARTS = frozenset(
     {
-        "site-packages", "dist-packages", "torch", "torchvision", "torchaudio", "transformers",
-        "vllm", "deepspeed", "accelerate", "megatron", "apex", "triton", "flash_attn", "xformers",
-        "peft", "trl", "datasets", "tokenizers", "safetensors", "lightning", "pytorch_lightning",
-        "bitsandbytes", "sglang", "text_generation_server", "ray", "jax", "tensorflow", "numpy",
-        "huggingface_hub", "colossalai", "fairscale", "nemo", "timm", "diffusers", "onnxruntime",
+        "torch", "torchvision", "torchaudio", "transformers", "vllm", "deepspeed", "accelerate", "megatron",
+        "apex", "triton", "flash_attn", "xformers", "peft", "trl", "sglang", "text_generation_server",
+        "colossalai", "fairscale", "bitsandbytes", "pytorch_lightning", "huggingface_hub", "safetensors",
+        "site-packages", "dist-packages",
     }
 )
+# Exceptions that say the caller misused an API (a typo'd attribute, a wrong keyword, a missing key):
+# raised a few frames inside a library, the bug is still in the user's frame that made the call.
+CALLER_ERRORS = re.compile(
+    r"(?:^|\.)(?:AttributeError|TypeError|NameError|UnboundLocalError|KeyError|IndexError|ZeroDivisionError|"
+    r"RecursionError|JSONDecodeError)$"
+)
+MAX_LIBRARY_TAIL = 3  # library frames between the user's call and the raise: more is library logic
 _STDLIB = re.compile(r"(?i)[/\\]lib[/\\]python\d(?:\.\d+)?[/\\]|^<frozen |^<string>$|^<__array_function__")
 
 # Exception types that are the environment or the platform, never "a bug in your code".
@@ -62,7 +70,9 @@ INFRA_WORDS = re.compile(
     r"rendezvous|process ?group|distributed|collective|all_?reduce|barrier|rank|world[_ ]size|"
     r"no space|disk|quota|read-only|shared memory|shm|bus error|segmentation|signal|sigkill|sigterm|"
     r"killed|triton|inductor|dynamo|compile[d]?|ptxas|nvcc|kernel|libcuda|undefined symbol|\.so\b|"
-    r"version|mismatch(?:ed)? (?:between|versions?)|deepspeed|fsdp|zero|megatron|vllm|checkpoint shard)\b"
+    r"version|mismatch(?:ed)? (?:between|versions?)|deepspeed|fsdp|megatron|vllm|checkpoint shard)\b"
+    # a module missing an attribute is a version mismatch, not a typo
+    r"|module '[\w.]+' has no attribute"
 )
 
 
@@ -164,7 +174,11 @@ def user_frame(text: str) -> UserFrame | None:
     last = workers[-1] if workers else blocks[-1]
     if any(_infra(b) for b in blocks):
         return None
-    path, line, function = last.frames[-1]
-    if is_library(path):
+    frames = last.frames
+    tail = 0
+    while tail < len(frames) and is_library(frames[-1 - tail][0]):
+        tail += 1
+    if tail == len(frames) or (tail and (tail > MAX_LIBRARY_TAIL or not CALLER_ERRORS.search(last.exception))):
         return None
+    path, line, function = frames[-1 - tail]
     return UserFrame(file=path, line=line, function=function, exception=last.exception, message=last.message[:300])

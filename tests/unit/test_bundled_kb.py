@@ -85,3 +85,15 @@ def test_a_clear_error_in_a_noisy_log_is_answered(bundled_engine):
     d = bundled_engine.diagnose(report_from_text(log))
     assert d.verdict == "match" and d.results[0].id == "cuda-oom-activations-batch-too-large"
     assert d.triage is not None and d.triage.initiating.rank == 1
+
+
+def test_every_benign_entrys_samples_answer_benign(bundled_engine):
+    wrong = []
+    for entry in bundled_engine.entries():
+        if entry.kind != "benign":
+            continue
+        for k, sample in enumerate(entry.samples):
+            d = bundled_engine.diagnose(report_from_text(sample))
+            if d.verdict != "benign" or entry.id not in [c.id for c in d.results]:
+                wrong.append((entry.id, k + 1, d.verdict, d.results[0].id if d.results else "-"))
+    assert wrong == []
