@@ -50,9 +50,10 @@ CALLER_ERRORS = re.compile(
 MAX_LIBRARY_TAIL = 3  # library frames between the user's call and the raise: more is library logic
 _STDLIB = re.compile(r"(?i)[/\\]lib[/\\]python\d(?:\.\d+)?[/\\]|^<frozen |^<string>$|^<__array_function__")
 
-# Exception types that are the environment or the platform, never "a bug in your code".
+# Exception types that are the environment or the platform, never "a bug in your code". RuntimeError
+# is how torch's C++ ops fail, so it surfaces at the user's line that called the op.
 INFRA_TYPES = re.compile(
-    r"(?:^|\.)(?:OutOfMemoryError|DistBackendError|DistNetworkError|DistStoreError|DistError|"
+    r"(?:^|\.)(?:RuntimeError|OutOfMemoryError|DistBackendError|DistNetworkError|DistStoreError|DistError|"
     r"ImportError|ModuleNotFoundError|OSError|IOError|MemoryError|PermissionError|FileNotFoundError|"
     r"ConnectionError|ConnectionResetError|ConnectionRefusedError|BrokenPipeError|TimeoutError|"
     r"RendezvousClosedError|RendezvousTimeoutError|RendezvousError|"
@@ -70,7 +71,8 @@ INFRA_WORDS = re.compile(
     r"rendezvous|process ?group|distributed|collective|all_?reduce|barrier|rank|world[_ ]size|"
     r"no space|disk|quota|read-only|shared memory|shm|bus error|segmentation|signal|sigkill|sigterm|"
     r"killed|triton|inductor|dynamo|compile[d]?|ptxas|nvcc|kernel|libcuda|undefined symbol|\.so\b|"
-    r"version|mismatch(?:ed)? (?:between|versions?)|deepspeed|fsdp|megatron|vllm|checkpoint shard)\b"
+    r"version|mismatch(?:ed)? (?:between|versions?)|deepspeed|fsdp|megatron|vllm|checkpoint shard|"
+    r"nan|inf|infinity|overflow|underflow|diverg\w*|gradients?|loss scal\w*)\b"
     # a module missing an attribute is a version mismatch, not a typo
     r"|module '[\w.]+' has no attribute"
 )
