@@ -1,13 +1,25 @@
-"""Collect labelled (features, correct) rows and fit the confidence model and abstention threshold.
+"""Fit the confidence model and the abstention threshold on what production sees.
 
-Rows come from the KB's own samples and questions, each ranked with its own dense vector left out,
-from composed off-topic texts (index/offtopic.yaml: every answer to them is wrong),
-and from eval case directories given on the command line (development data; never bundled).
+Every text goes through `Engine.diagnose` (triage, match, decide), exactly as `traindoc diagnose`
+runs it; a KB sample or question is diagnosed with its own dense vector left out. Texts:
+
+- positives: the samples and questions of every failure entry (right answer: that entry), and
+  any eval directories given on the command line (development data, never bundled);
+- negatives, where every failure answer is wrong: the samples and questions of benign entries,
+  the composed negative set (index/negatives/*.yaml, `label: none`) and index/offtopic.yaml.
+
+Texts that a rule decides before the threshold (harmless warnings, plain bugs in user code) give
+no rows to the fit: the confidence never decides them. The figures reported are cross-validated:
+cases are split into folds by group (an entry's texts, one negative file) and each fold is scored
+by a model fitted without it, so the false-answer rate on negatives is not measured on the rows
+that fitted it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,80 +30,217 @@ from bot.evaluate import load_cases
 from bot.ingest import normalize, report_from_text
 from index.calibrate import CALIBRATION_FILE, Calibration, fit
 from index.dense import dense_texts
-from index.fuse import Features, candidate_features
 
 OFFTOPIC = CALIBRATION_FILE.with_name("offtopic.yaml")
-WRONG_ANSWER_COST = 2.0  # a confident wrong answer costs twice what an abstention does
+NEGATIVES_DIR = CALIBRATION_FILE.with_name("negatives")
+WRONG_ANSWER_COST = 3.0  # a confident wrong answer costs three times what an abstention does
+FOLDS = 5
+ROWS_PER_CASE = 2  # the top candidate (right or wrong) and the runner-up (usually wrong)
 
 
-def _rows_for(
-    engine: Engine, retriever: str, text: str, kind: str, accepted: frozenset[str], skip: frozenset[int] = frozenset()
-):
-    ranked = engine.rank(text, kind=kind, skip_vectors=skip, retriever=retriever)
-    rows: list[tuple[Features, bool, bool]] = []  # (features, correct, is_top)
-    for position in range(min(2, len(ranked.order))):
-        index = int(ranked.order[position])
-        features = candidate_features(
-            ranked.scores, ranked.strong, ranked.fused, index, dense_used=ranked.dense_used, question=kind == "question"
-        )
-        rows.append((features, engine.entries()[index].id in accepted, position == 0))
-    return rows
+@dataclass(frozen=True)
+class Text:
+    """One input to diagnose, with what counts as a right answer."""
+
+    group: str  # the fold key: texts of one entry or one negative file stay together
+    text: str
+    accepted: frozenset[str]  # empty for a negative
+    leave_out: frozenset[int] = frozenset()
+    question: bool = False
+
+    @property
+    def negative(self) -> bool:
+        return not self.accepted
 
 
-def collect(engine: Engine, directories: Sequence[Path], retriever: str = "hybrid") -> list[tuple[Features, bool, bool]]:
-    engine.ensure_index()
+@dataclass(frozen=True)
+class CaseResult:
+    """What diagnose did with one text: rows for the fit, and what the verdict depends on."""
+
+    source: Text
+    verdict: str
+    rows: tuple[tuple[tuple[float, ...], bool], ...]  # (feature vector, right?) of the top candidates
+
+    @property
+    def preempted(self) -> bool:
+        return self.verdict in ("benign", "user-code")
+
+
+def texts(engine: Engine, directories: Sequence[Path] = (), negatives_dir: Path | None = NEGATIVES_DIR) -> list[Text]:
     vector_of = {(t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))}
-    rows: list[tuple[Features, bool, bool]] = []
+    out: list[Text] = []
     for index, entry in enumerate(engine.entries()):
-        own = frozenset({entry.id})
+        accepted = frozenset({entry.id}) if entry.kind == "failure" else frozenset()
         for k, sample in enumerate(entry.samples):
-            rows += _rows_for(engine, retriever, normalize(sample), "log", own, frozenset({vector_of[(index, "sample", k)]}))
+            out.append(Text(entry.id, normalize(sample), accepted, frozenset({vector_of[(index, "sample", k)]})))
         for k, question in enumerate(entry.questions):
-            rows += _rows_for(engine, retriever, question, "question", own, frozenset({vector_of[(index, "question", k)]}))
+            out.append(Text(entry.id, question, accepted, frozenset({vector_of[(index, "question", k)]}), question=True))
     offtopic = yaml.safe_load(OFFTOPIC.read_text())
-    for question in offtopic["questions"]:
-        rows += _rows_for(engine, retriever, question, "question", frozenset())
-    for log in offtopic["logs"]:
-        report = report_from_text(log)
-        rows += _rows_for(engine, retriever, report.text, report.kind, frozenset())
+    for k, text in enumerate([*offtopic["questions"], *offtopic["logs"]]):
+        out.append(Text(f"offtopic:{k}", text, frozenset()))
+    if negatives_dir is not None and negatives_dir.is_dir():
+        for case in load_cases(negatives_dir):
+            out.append(Text(f"negative:{case.name}", case.text, case.accepted))
     for directory in directories:
         for case in load_cases(directory):
-            report = report_from_text(case.text)
-            rows += _rows_for(engine, retriever, report.text, report.kind, case.accepted)
-    return rows
+            out.append(Text(f"{directory.name}:{case.name}", case.text, case.accepted))
+    return out
 
 
-def choose_threshold(confidences: np.ndarray, correct: np.ndarray) -> float:
+def run(
+    engine: Engine, items: Sequence[Text], retrievers: Sequence[str] = RETRIEVERS, progress: Callable[[], None] | None = None
+) -> dict[str, list[CaseResult]]:
+    """Diagnose every text on the production path with each retriever; keep the features of the
+    top failure candidates. Text by text, so the hybrid and dense runs share one query embedding."""
+    engine.ensure_index()
+    results: dict[str, list[CaseResult]] = {r: [] for r in retrievers}
+    for item in items:
+        report = report_from_text(item.text)
+        for retriever in retrievers:
+            diagnosis = engine.diagnose(report, retriever=retriever, leave_out=item.leave_out)
+            rows: tuple[tuple[tuple[float, ...], bool], ...] = ()
+            if diagnosis.verdict in ("match", "abstain"):
+                rows = tuple((c.features, c.id in item.accepted) for c in diagnosis.results[:ROWS_PER_CASE])
+            results[retriever].append(CaseResult(item, diagnosis.verdict, rows))
+            if progress:
+                progress()
+    return results
+
+
+def fold_of(group: str) -> int:
+    return int(hashlib.sha1(group.encode()).hexdigest(), 16) % FOLDS
+
+
+def _fit(results: Sequence[CaseResult]) -> Calibration:
+    """Negatives weigh as much in total as the positives: they are fewer, and production sees many."""
+    usable = [r for r in results if not r.preempted and r.rows]
+    n_pos = sum(not r.source.negative for r in usable) or 1
+    n_neg = sum(r.source.negative for r in usable) or 1
+    neg_weight = max(1.0, n_pos / n_neg)
+    x, y, w = [], [], []
+    for r in usable:
+        for vector, right in r.rows:
+            x.append(vector)
+            y.append(right)
+            w.append(neg_weight if r.source.negative else 1.0)
+    model = fit(x, y, weights=w)
+    threshold = choose_threshold(*_top_confidences(model, results))
+    return Calibration(model.coef, model.intercept, threshold, len(y))
+
+
+def _top_confidences(model: Calibration, results: Sequence[CaseResult]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per case: the confidence of the top failure candidate, whether it is right, and whether a
+    threshold can answer it at all (not pre-empted by a rule, some candidate ranked)."""
+    conf, right, open_ = [], [], []
+    for r in results:
+        if r.preempted or not r.rows:
+            conf.append(0.0)
+            right.append(False)
+            open_.append(False)
+            continue
+        vector, ok = r.rows[0]
+        conf.append(model.confidence_vector(vector))
+        right.append(ok)
+        open_.append(True)
+    return np.array(conf), np.array(right, dtype=bool), np.array(open_, dtype=bool)
+
+
+def choose_threshold(confidences: np.ndarray, correct: np.ndarray, answerable: np.ndarray | None = None) -> float:
+    """The threshold that maximizes right answers minus WRONG_ANSWER_COST times wrong ones."""
+    if answerable is None:
+        answerable = np.ones(len(confidences), dtype=bool)
     best, best_utility = 0.5, -np.inf
-    for threshold in np.linspace(0.2, 0.9, 71):
-        answered = confidences >= threshold
+    for threshold in np.linspace(0.2, 0.95, 76):
+        answered = (confidences >= threshold) & answerable
         utility = float(np.sum(correct & answered) - WRONG_ANSWER_COST * np.sum(~correct & answered))
         if utility > best_utility:
             best, best_utility = float(threshold), utility
     return best
 
 
-def fit_retriever(engine: Engine, directories: Sequence[Path], retriever: str) -> tuple[Calibration, str]:
-    rows = collect(engine, directories, retriever)
-    calibration = fit([r[0] for r in rows], [r[1] for r in rows])
-    top = [(calibration.confidence(f), ok) for f, ok, is_top in rows if is_top]
-    conf = np.array([c for c, _ in top])
-    correct = np.array([ok for _, ok in top], dtype=bool)
-    threshold = choose_threshold(conf, correct)
-    calibration = Calibration(calibration.coef, calibration.intercept, threshold, len(rows))
-    answered = conf >= threshold
-    report = (
-        f"{retriever:12} fitted on {len(rows)} rows ({len(top)} cases); top-1 right {correct.mean():.3f}; "
-        f"threshold {threshold:.2f}: answered {answered.mean():.3f}, "
-        f"precision {correct[answered].mean() if answered.any() else 0:.3f}"
+@dataclass(frozen=True)
+class Figures:
+    positives: int
+    negatives: int
+    coverage: float  # positives answered
+    precision: float  # right among everything answered (negatives answered are wrong)
+    false_answer_rate: float  # negatives answered with a failure entry
+    top1: float  # positives whose top failure candidate is right (answered or not)
+
+    def line(self) -> str:
+        return (
+            f"{self.positives} positives, {self.negatives} negatives: top-1 {self.top1:.3f}, "
+            f"answered {self.coverage:.3f}, precision {self.precision:.3f}, false answers on negatives {self.false_answer_rate:.3f}"
+        )
+
+
+def figures(model: Calibration, results: Sequence[CaseResult]) -> Figures:
+    """The figures of one model on the given cases (in-sample when it was fitted on them)."""
+    return _pooled([(model, r) for r in results])
+
+
+def cross_validate(results: Sequence[CaseResult]) -> Figures:
+    """Score each fold with a model fitted on the other folds, then pool the held-out verdicts."""
+    held_out: list[tuple[Calibration, CaseResult]] = []
+    for k in range(FOLDS):
+        train = [r for r in results if fold_of(r.source.group) != k]
+        test = [r for r in results if fold_of(r.source.group) == k]
+        model = _fit(train)
+        held_out += [(model, r) for r in test]
+    return _pooled(held_out)
+
+
+def _pooled(scored: Sequence[tuple[Calibration, CaseResult]]) -> Figures:
+    """Each case's answer under its own model, pooled."""
+    held_out = scored
+    pos = [r for _, r in held_out if not r.source.negative]
+    neg = [r for _, r in held_out if r.source.negative]
+    answered_right = answered_wrong = answered_neg = answered_pos = top1 = 0
+    for model, r in held_out:
+        if not r.source.negative and r.rows and r.rows[0][1] and r.verdict != "benign":
+            top1 += 1
+        if r.preempted or not r.rows:
+            continue
+        vector, ok = r.rows[0]
+        if model.confidence_vector(vector) >= model.threshold:
+            answered_right += ok
+            answered_wrong += not ok
+            answered_neg += r.source.negative
+            answered_pos += not r.source.negative
+    answered = answered_right + answered_wrong
+    return Figures(
+        positives=len(pos),
+        negatives=len(neg),
+        coverage=answered_pos / len(pos) if pos else 0.0,
+        precision=answered_right / answered if answered else 0.0,
+        false_answer_rate=answered_neg / len(neg) if neg else 0.0,
+        top1=top1 / len(pos) if pos else 0.0,
     )
-    return calibration, report
 
 
-def fit_calibration(engine: Engine, directories: Sequence[Path]) -> tuple[dict[str, Calibration], str]:
+def fit_retriever(results: Sequence[CaseResult], retriever: str) -> tuple[Calibration, str]:
+    model = _fit(results)
+    lines = [
+        f"{retriever:12} fitted on {model.fitted_on} rows ({len(results)} texts), threshold {model.threshold:.2f}",
+        f"{'':12} in-sample:       {figures(model, results).line()}",
+    ]
+    if retriever == "hybrid":
+        lines.append(f"{'':12} {FOLDS}-fold held-out: {cross_validate(results).line()}")
+    return model, "\n".join(lines)
+
+
+def fit_calibration(
+    engine: Engine,
+    directories: Sequence[Path] = (),
+    *,
+    negatives_dir: Path | None = NEGATIVES_DIR,
+    retrievers: Sequence[str] = RETRIEVERS,
+    progress: Callable[[], None] | None = None,
+) -> tuple[dict[str, Calibration], str]:
+    items = texts(engine, directories, negatives_dir)
     fitted: dict[str, Calibration] = {}
     lines: list[str] = []
-    for retriever in RETRIEVERS:
-        fitted[retriever], line = fit_retriever(engine, directories, retriever)
-        lines.append(line)
+    for retriever, results in run(engine, items, retrievers, progress).items():
+        fitted[retriever], report = fit_retriever(results, retriever)
+        lines.append(report)
     return fitted, "\n".join(lines)

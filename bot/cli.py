@@ -169,14 +169,15 @@ def diagnose(
 
 @app.command("eval")
 def eval_command(
-    directory: Annotated[Path, typer.Argument(help="A directory of eval case YAML files.")],
+    directory: Annotated[Path, typer.Argument(help="A directory of eval case YAML files (label: none marks a negative).")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures to this file.")] = None,
     show_misses: Annotated[bool, typer.Option("--misses", help="List the cases the hybrid gets wrong.")] = False,
 ) -> None:
-    """Score every retriever alone and the hybrid on labelled cases."""
+    """Score every retriever alone and the hybrid on labelled cases, through the same path as
+    `diagnose`: ranking figures on positives, false answers on negatives, a precision/coverage table."""
     from rich.progress import track
 
-    from bot.evaluate import EvalCaseError, evaluate, load_cases
+    from bot.evaluate import EvalCaseError, evaluate, load_cases, negative_breakdown, threshold_table
 
     if not directory.is_dir():
         fail(f"{directory}: not a directory")
@@ -190,40 +191,75 @@ def eval_command(
     progress = iter(track(range(len(cases)), description="evaluating", console=err, transient=True))
     results, outcomes = evaluate(engine, cases, progress=lambda: next(progress, None))
     next(progress, None)
-    columns = ("top1", "top3", "mrr", "answered", "precision_answered", "p50_ms", "p95_ms")
-    typer.echo(f"traindoc eval: {len(cases)} cases ({sum(c.kind == 'log' for c in cases)} logs)")
-    typer.echo(f"{'retriever':12}" + "".join(f"{c:>20}" if c == "precision_answered" else f"{c:>10}" for c in columns))
+    negatives = sum(c.is_negative for c in cases)
+    typer.echo(
+        f"traindoc eval: {len(cases)} cases ({sum(c.kind == 'log' for c in cases)} logs; "
+        f"{len(cases) - negatives} positives, {negatives} negatives)"
+    )
+    columns = ("top1", "top3", "mrr", "answered", "precision_answered", "false_answer_rate", "p50_ms", "p95_ms")
+    wide = ("precision_answered", "false_answer_rate")
+    typer.echo(f"{'retriever':12}" + "".join(f"{c:>20}" if c in wide else f"{c:>10}" for c in columns))
     for name, figures in results.items():
         cells = "".join(
-            f"{figures[c]:>20.3f}" if c == "precision_answered" else f"{figures[c]:>10.1f}" if c.endswith("_ms") else f"{figures[c]:>10.3f}"
+            f"{figures[c]:>20.3f}" if c in wide else f"{figures[c]:>10.1f}" if c.endswith("_ms") else f"{figures[c]:>10.3f}"
             for c in columns
         )
         typer.echo(f"{name:12}{cells}")
+    typer.echo("(top1..precision_answered on positives; false_answer_rate: negatives answered with a failure entry)")
+    table = threshold_table(cases, outcomes["hybrid"])
+    breakdown = negative_breakdown(cases, outcomes["hybrid"])
+    typer.echo(f"\nhybrid at other thresholds (now {engine.threshold():.2f}):")
+    typer.echo(f"{'threshold':>10}{'coverage':>10}{'precision':>11}{'false_answers':>15}")
+    for row in table:
+        typer.echo(f"{row['threshold']:>10.2f}{row['coverage']:>10.3f}{row['precision']:>11.3f}{row['false_answer_rate']:>15.3f}")
+    if breakdown:
+        typer.echo("\nhybrid verdicts on negatives: " + "; ".join(
+            f"{kind} {counts['cases']}: " + ", ".join(f"{v} {n}" for v, n in counts.items() if v != "cases")
+            for kind, counts in breakdown.items()
+        ))
     if show_misses:
         for case, outcome in zip(cases, outcomes["hybrid"]):
-            if not outcome.ranked_ids or outcome.ranked_ids[0] not in case.accepted:
-                got = outcome.ranked_ids[0] if outcome.ranked_ids else "-"
-                out.print(f"miss {case.name}: want {case.label}, got {got} {'(abstained)' if not outcome.answered else ''}", markup=False)
+            got = outcome.ranked_ids[0] if outcome.ranked_ids else "-"
+            if case.is_negative and outcome.answered:
+                out.print(f"false answer {case.name} ({case.negative or 'negative'}): got {got} ({outcome.confidence:.2f})", markup=False)
+            elif not case.is_negative and (not outcome.ranked_ids or outcome.ranked_ids[0] not in case.accepted):
+                out.print(f"miss {case.name}: want {case.label}, got {got} ({outcome.verdict})", markup=False)
     if json_out:
-        json_out.write_text(json.dumps({"cases": len(cases), **results}, indent=1) + "\n")
+        payload = {"cases": len(cases), **results, "thresholds": table, "negatives": breakdown}
+        json_out.write_text(json.dumps(payload, indent=1) + "\n")
 
 
 @app.command()
 def calibrate(
-    directories: Annotated[list[Path], typer.Argument(help="Eval case directories to fit on, besides the KB's own samples and questions.")] = [],
+    directories: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Extra eval case directories to fit on (development only; the bundled fit uses none)."),
+    ] = None,
     write: Annotated[bool, typer.Option("--write/--dry-run", help="Write index/calibration.json.")] = True,
+    negatives: Annotated[Path | None, typer.Option(help="Directory of label: none cases (default: the bundled index/negatives).")] = None,
 ) -> None:
-    """Fit the confidence model on labelled cases (KB samples and questions, plus eval dirs)."""
-    from bot.calibration_data import fit_calibration
+    """Refit the confidence model and threshold on what `diagnose` produces: every KB sample and
+    question (own dense vector left out), the negatives (benign entries, index/negatives,
+    index/offtopic.yaml), plus any eval directories. Prints in-sample and 5-fold held-out figures."""
+    from rich.progress import Progress
+
+    from bot.calibration_data import NEGATIVES_DIR, fit_calibration, texts
+    from bot.diagnose import RETRIEVERS
 
     engine = _engine()
-    calibrations, report = fit_calibration(engine, directories)
+    negatives_dir = negatives or NEGATIVES_DIR
+    total = len(texts(engine, directories or [], negatives_dir)) * len(RETRIEVERS)
+    with Progress(transient=True, console=err) as progress:
+        task = progress.add_task("diagnosing the calibration texts", total=total)
+        calibrations, report = fit_calibration(
+            engine, directories or [], negatives_dir=negatives_dir, progress=lambda: progress.advance(task)
+        )
     typer.echo(report)
     if write:
-        from index.calibrate import save_all
+        from index.calibrate import CALIBRATION_FILE, save_all
 
         save_all(calibrations)
-        out.print("wrote index/calibration.json")
+        out.print(f"wrote {CALIBRATION_FILE}")
 
 
 @index_app.command("build")
@@ -257,10 +293,14 @@ def kb_lint(
     category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
     static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
     lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
+    hygiene: Annotated[
+        bool, typer.Option("--hygiene", help="Only the fingerprint hygiene rules: strong fingerprints on healthy logs or on other entries' samples.")
+    ] = False,
 ) -> None:
-    """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, and samples
-    that do not rank their own entry first or that another entry claims."""
-    from kb.lint import static_problems
+    """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, strong
+    fingerprints that match a healthy log (kb/healthy) or another entry's sample, and samples that
+    do not rank their own entry first or that another entry claims."""
+    from kb.lint import healthy_dir_for, hygiene_problems, static_problems
     from kb.load import KBLoadError
 
     settings = Settings()
@@ -274,6 +314,14 @@ def kb_lint(
             fail(f"{len(exc.problems)} problems", 1)
         load_problems = exc.problems
         kb = settings.load_kb(lenient=True)
+    if hygiene:
+        found = hygiene_problems(kb, healthy_dir_for(settings.kb_dir))
+        for problem in found:
+            typer.echo(problem)
+        if found:
+            fail(f"{len(found)} fingerprint hygiene problems in {len(kb.entries)} entries", 1)
+        out.print(f"ok: no fingerprint hygiene problems in {len(kb.entries)} entries")
+        return
     problems = [str(p) for p in static_problems(kb)]
     from index.scanner import hyperscan_rejects
 
@@ -287,7 +335,7 @@ def kb_lint(
         from bot.kb_checks import ranking_problems
 
         problems.extend(str(p) for p in ranking_problems(_engine(settings, kb), category=category))
-    problems = load_problems + problems
+    problems = load_problems + problems + hygiene_problems(kb, healthy_dir_for(settings.kb_dir))
     for problem in problems:
         typer.echo(problem)
     if problems:

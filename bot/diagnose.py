@@ -7,6 +7,7 @@ torch is imported only when dense retrieval runs, which a decisive fingerprint m
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -14,18 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import re2
 
 from bot.model import Candidate, Diagnosis, FingerprintHit, LogFile, Report, Triage, Why
 from bot.redact import redact
 from bot.settings import Settings
 from bot.triage import triage
+from bot.usercode import user_frame
 from bot.versions import mismatches, versions_of
 from index import calibrate
 from index.calibrate import Calibration
 from index.embed import Embedder, choose_embedder
 from index.evidence import clip_around, evidence_text
 from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex, Hit
-from index.fuse import Scores, candidate_features, decisive_fingerprint, ranking
+from index.fuse import Scores, candidate_features, decisive_fingerprint, error_signal, ranking
 from index.lexical import LexicalIndex
 from kb.load import KnowledgeBase
 from kb.patterns import compile_linear
@@ -38,6 +41,7 @@ COLLATERAL_DISCOUNT = 0.5
 VERSION_MISMATCH_FACTOR = 0.6
 HIT_TEXT_CHARS = 300
 RETRIEVERS = ("hybrid", "fingerprint", "lexical", "dense")
+QUERY_CACHE = 64
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Ranked:
     dense_used: bool
     query: str
     retriever: str = "hybrid"
+    signal: float = 1.0  # index.fuse.error_signal of the ranked text
 
 
 class Engine:
@@ -75,6 +80,7 @@ class Engine:
         self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
+        self._benign = np.array([e.kind == "benign" for e in self._entries], dtype=bool)
         self._versioned = [i for i, e in enumerate(self._entries) if e.applies_to]
         self._explains: dict[str, list[int]] = {}
         for i, e in enumerate(self._entries):
@@ -82,6 +88,8 @@ class Engine:
                 self._explains.setdefault(finding, []).append(i)
         self._dense = None
         self._progress = progress
+        self._query_vectors: dict[str, np.ndarray] = {}
+        self._cache_lock = threading.Lock()
 
     @classmethod
     def from_settings(
@@ -109,25 +117,59 @@ class Engine:
     def entries(self) -> tuple[Entry, ...]:
         return self._entries
 
-    def diagnose(self, report: Report) -> Diagnosis:
+    def diagnose(
+        self,
+        report: Report,
+        *,
+        retriever: str = "hybrid",
+        leave_out: frozenset[int] = frozenset(),
+    ) -> Diagnosis:
+        """The whole pipeline (triage, match, decide). `retriever` runs one retriever alone and
+        `leave_out` skips dense vectors (a KB sample's own, for calibration and the eval): both
+        exist so that calibration and the eval measure this very path."""
         started = time.perf_counter()
         triage = run_triage(report) if report.kind == "log" else None
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan_files([f.text for f in report.files])
         text = focus or report.text  # the whole input joined only when triage found no focus
         named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        harmless_lines = self._benign_lines(full_evidence)
+        rank_text = focus or text
+        if harmless_lines and not focus:
+            # the harmless warnings must not steer the text retrievers towards a failure entry
+            rank_text = _blank_lines(text, harmless_lines)
         ranked = self.rank(
-            text,
+            rank_text,
             kind=report.kind,
             evidence=None if focus else full_evidence,
+            retriever=retriever,
+            skip_vectors=leave_out,
             # triage's inference ("rank 3 waited in a different collective") is evidence too
             context=triage.summary if named_initiator else "",
             root_known=named_initiator,
             finding=triage.initiating.kind if named_initiator else "",
             versions=self._versions(report, triage) if report.kind == "log" else None,
         )
-        return self.decide(ranked, text=text, kind=report.kind, triage=triage, full_evidence=full_evidence, started=started,
-                           files=report.files)
+        return self.decide(
+            ranked,
+            text=text,
+            kind=report.kind,
+            triage=triage,
+            full_evidence=full_evidence,
+            started=started,
+            harmless_lines=harmless_lines,
+            files=report.files,
+        )
+
+    def _benign_lines(self, evidence: dict[int, EntryEvidence]) -> frozenset[int]:
+        """Lines that benign entries' strong fingerprints explain."""
+        return frozenset(
+            h.line
+            for i, ev in evidence.items()
+            if self._benign[i] and ev.strong
+            for h in ev.hits
+            if h.strength == "strong"
+        )
 
     @staticmethod
     def _versions(report: Report, triage: Triage | None) -> dict[str, str]:
@@ -197,18 +239,20 @@ class Engine:
             for i in self._explains.get(finding, ()):
                 fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
                 strong[i] = True
-        if root_known or (strong & ~self._collateral).any():  # the root cause outranks what followed
+        if root_known or (strong & ~self._collateral & ~self._benign).any():  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self.query_text(text, kind, evidence)
         if context:
             query = f"{context}\n{query}"
         lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
         use_dense = retriever == "dense" or (
-            retriever == "hybrid" and (force_dense or decisive_fingerprint(fp, strong) is None)
+            # a harmless warning's fingerprint decides nothing about the failure entries
+            retriever == "hybrid"
+            and (force_dense or decisive_fingerprint(np.where(self._benign, 0.0, fp), strong & ~self._benign) is None)
         )
         dense = np.zeros(n, dtype=np.float32)
         if use_dense:
-            vector = self.embedder.embed([query])[0]
+            vector = self._embed_query(query)
             dense = self.dense.scores(vector, skip_vectors=skip_vectors)
         if retriever == "fingerprint":
             scores = Scores(fp, np.zeros(n, np.float32), np.zeros(n, np.float32))
@@ -223,14 +267,32 @@ class Engine:
             for i in self._versioned:
                 if mismatches(self._entries[i].applies_to, versions):
                     fused[i] *= VERSION_MISMATCH_FACTOR
-        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever)
+        signal = max(error_signal(text), error_signal(context)) if context else error_signal(text)
+        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever, signal)
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        """One embedding per distinct query among the last few (the eval and calibration run the
+        hybrid and the dense retriever on the same text; a re-pasted log costs nothing)."""
+        with self._cache_lock:
+            vector = self._query_vectors.pop(query, None)
+        if vector is None:
+            vector = self.embedder.embed([query])[0]
+        with self._cache_lock:  # the Slack listeners share one engine across threads
+            self._query_vectors[query] = vector
+            while len(self._query_vectors) > QUERY_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)), None)
+        return vector
 
     # -- deciding --------------------------------------------------------------------------------
     def confidence_of(self, ranked: Ranked, entry: int, kind: str) -> float:
-        features = candidate_features(
-            ranked.scores, ranked.strong, ranked.fused, entry, dense_used=ranked.dense_used, question=kind == "question"
+        return self.calibration_for(ranked.retriever).confidence(self.features_of(ranked, entry, kind))
+
+    @staticmethod
+    def features_of(ranked: Ranked, entry: int, kind: str):
+        return candidate_features(
+            ranked.scores, ranked.strong, ranked.fused, entry,
+            dense_used=ranked.dense_used, question=kind == "question", signal=ranked.signal,
         )
-        return self.calibration_for(ranked.retriever).confidence(features)
 
     def calibration_for(self, retriever: str) -> Calibration:
         """The fitted model of one retriever; the prior where none was fitted."""
@@ -248,42 +310,36 @@ class Engine:
         triage: Triage | None = None,
         full_evidence: dict[int, EntryEvidence] | None = None,
         started: float | None = None,
+        harmless_lines: frozenset[int] = frozenset(),
         files: Sequence[LogFile] = (),
     ) -> Diagnosis:
-        lines = _LineLookup(text, files)
+        """Failure entries compete for the answer; benign entries only say a line is harmless.
+        Precedence: a failure with strong evidence > harmless warnings explaining the notable lines
+        > a plain bug in the user's code > the calibrated threshold (match or abstain)."""
+        lines = _Evidence(_LineLookup(text, files), _focus_lookup(triage))
         shown_evidence = full_evidence if full_evidence is not None else ranked.evidence
-        results: list[Candidate] = []
-        for index in ranked.order[:TOP_K]:
-            index = int(index)
-            if ranked.fused[index] <= 0:
-                break
-            entry = self._entries[index]
-            ev = ranked.evidence.get(index)
-            shown = shown_evidence.get(index)
-            where = lines
-            if shown is None and ev is not None:  # found only in triage's focus lines
-                shown, where = ev, _focus_lookup(triage) or lines
-            hits = tuple(where.hit(h) for h in (shown.hits if shown and not shown.gated_out else ()))
-            results.append(
-                Candidate(
-                    id=entry.id,
-                    title=entry.title,
-                    score=float(ranked.fused[index]),
-                    confidence=self.confidence_of(ranked, index, kind),
-                    why=Why(
-                        fingerprints=hits,
-                        lexical=float(ranked.scores.lexical_normalized[index]),
-                        dense=float(ranked.scores.dense[index]),
-                    ),
-                    entry=entry,
-                )
-            )
+        failures = _masked(ranked, self._benign)
+        results = self._candidates(failures, lines, shown_evidence, kind)
+        top = int(failures.order[0]) if len(failures.order) else -1
+        failure_strong = top >= 0 and bool(failures.strong[top]) and failures.fused[top] > 0
+        benign = self._benign_candidates(ranked, lines, shown_evidence, kind, failure_strong)
         confidence = results[0].confidence if results else 0.0
-        verdict = "match" if results and confidence >= self.abstain_below else "abstain"
-        reason = ""
-        if verdict == "abstain":
-            reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {self.abstain_below:.2f}"
+        threshold = self.threshold(ranked.retriever)
+        verdict, reason, frame = "abstain", "", None
+        if benign and not failure_strong and not _unexplained(text, harmless_lines, kind):
+            verdict = "benign"
+        elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:
+            verdict = "user-code"
+        elif results and confidence >= threshold:
+            verdict = "match"
+        else:
+            reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {threshold:.2f}"
         elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+        if verdict == "benign":
+            return Diagnosis(
+                verdict="benign", confidence=benign[0].confidence, results=tuple(benign), kind=kind,
+                triage=triage, elapsed_ms=elapsed,
+            )
         return Diagnosis(
             verdict=verdict,
             confidence=confidence,
@@ -292,11 +348,99 @@ class Engine:
             triage=triage,
             elapsed_ms=elapsed,
             abstain_reason=reason,
+            user_frame=frame,
+            harmless=tuple(c for c in benign if c.why.fingerprints),
         )
+
+    def _candidate(self, ranked: Ranked, index: int, lines: _Evidence, shown_evidence: dict[int, EntryEvidence], kind: str) -> Candidate:
+        entry = self._entries[index]
+        ev = ranked.evidence.get(index)
+        shown = shown_evidence.get(index)
+        where = lines.input
+        if shown is None and ev is not None:  # found only in triage's focus lines
+            shown, where = ev, lines.focus or lines.input
+        hits = tuple(where.hit(h) for h in (shown.hits if shown and not shown.gated_out else ()))
+        features = self.features_of(ranked, index, kind)
+        return Candidate(
+            id=entry.id,
+            title=entry.title,
+            score=float(ranked.fused[index]),
+            confidence=self.calibration_for(ranked.retriever).confidence(features),
+            why=Why(
+                fingerprints=hits,
+                lexical=float(ranked.scores.lexical_normalized[index]),
+                dense=float(ranked.scores.dense[index]),
+            ),
+            entry=entry,
+            features=tuple(features.vector()),
+        )
+
+    def _candidates(self, ranked: Ranked, lines: _Evidence, shown_evidence: dict[int, EntryEvidence], kind: str) -> list[Candidate]:
+        results: list[Candidate] = []
+        for index in ranked.order[:TOP_K]:
+            index = int(index)
+            if ranked.fused[index] <= 0:
+                break
+            results.append(self._candidate(ranked, index, lines, shown_evidence, kind))
+        return results
+
+    def _benign_candidates(
+        self, ranked: Ranked, lines: _Evidence, shown_evidence: dict[int, EntryEvidence], kind: str, failure_strong: bool
+    ) -> list[Candidate]:
+        """Benign entries this input shows: those whose strong fingerprint hit a line, best first;
+        for a question without such a line, the benign entry that tops the whole ranking."""
+        hit = [i for i, ev in shown_evidence.items() if self._benign[i] and ev.strong]
+        if not hit and kind == "question" and not failure_strong and len(ranked.order):
+            first = int(ranked.order[0])
+            if self._benign[first] and ranked.fused[first] > 0:
+                hit = [first]
+        hit.sort(key=lambda i: (-shown_evidence[i].score if i in shown_evidence else 0.0, -float(ranked.fused[i])))
+        return [self._candidate(ranked, i, lines, shown_evidence, kind) for i in hit[:TOP_K]]
+
+
+def _masked(ranked: Ranked, mask: np.ndarray) -> Ranked:
+    """The same ranking with the masked entries (benign ones) out of the competition: they score
+    zero, so margins and confidences are measured among failure entries only."""
+    if not mask.any():
+        return ranked
+    fused = np.where(mask, 0.0, ranked.fused).astype(ranked.fused.dtype)
+    return Ranked(
+        ranking(fused), fused, ranked.scores, ranked.strong & ~mask, ranked.evidence, ranked.dense_used, ranked.query, ranked.retriever, ranked.signal
+    )
+
+
+# A Python exception line (possibly behind a launcher prefix): "RuntimeError: ...", "KeyError: 'x'".
+_EXCEPTION_LINE = re2.compile(r"(?m)^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)")
+
+
+def _unexplained(text: str, harmless_lines: frozenset[int], kind: str) -> bool:
+    """Does the input hold an error the harmless lines do not explain (an exception line)?"""
+    if kind != "log":
+        return False
+    position = 0
+    while (match := _EXCEPTION_LINE.search(text, position)) is not None:
+        if text.count("\n", 0, match.start()) + 1 not in harmless_lines:
+            return True
+        position = match.end() + 1
+    return False
+
+
+def _blank_lines(text: str, numbers: frozenset[int]) -> str:
+    """`text` with the given 1-based lines emptied (line numbers of the rest stay the same)."""
+    return "\n".join("" if n in numbers else line for n, line in enumerate(text.split("\n"), 1))
 
 
 def run_triage(report: Report) -> Triage | None:
     return triage(report.files)
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """Where evidence lines are looked up: the user's input, and triage's focus text (whose
+    lines say which file and line they were taken from)."""
+
+    input: _LineLookup
+    focus: _LineLookup | None
 
 
 def _focus_lookup(triage: Triage | None) -> _LineLookup | None:

@@ -66,6 +66,9 @@ class Candidate(_Frozen):
     confidence: float
     why: Why = Why()
     entry: Entry = Field(exclude=True, repr=False)
+    # What the confidence model saw (index.fuse.Features.vector()): calibration reads it from the
+    # production diagnosis instead of re-ranking on a side path. Never rendered.
+    features: tuple[float, ...] = Field(default=(), exclude=True, repr=False)
 
 
 class Initiating(_Frozen):
@@ -107,14 +110,43 @@ class Triage(_Frozen):
     summary: str = ""  # one line, e.g. "rank 17 on node02 ran out of GPU memory first; 63 ranks timed out"
 
 
+class UserFrame(_Frozen):
+    """The innermost frame of a traceback that lies in the user's own code, and its exception."""
+
+    file: str
+    line: int
+    function: str
+    exception: str  # e.g. "KeyError"
+    message: str = ""  # e.g. "'label'"
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def headline(self) -> str:
+        """`train.py:88, KeyError: 'label'`"""
+        name = self.file.replace("\\", "/").rsplit("/", 1)[-1]
+        return f"{name}:{self.line}, {self.exception}" + (f": {self.message}" if self.message else "")
+
+
+Verdict = Literal["match", "abstain", "benign", "user-code"]
+
+
 class Diagnosis(_Frozen):
-    verdict: Literal["match", "abstain"]
+    """match: a failure entry answers; abstain: none does confidently; benign: the notable lines
+    are known-harmless warnings (`results` holds the benign entries); user-code: a plain bug in
+    the user's own code (`user_frame`; `results` holds the nearest failure entries, not answers)."""
+
+    verdict: Verdict
     confidence: float
     results: tuple[Candidate, ...]  # best first, at most 5
     kind: Literal["log", "question"] = "log"
     triage: Triage | None = None
     elapsed_ms: float = 0.0
     abstain_reason: str = ""
+    user_frame: UserFrame | None = None
+    # Benign entries whose lines are also in a log answered with a failure (folded into one line).
+    harmless: tuple[Candidate, ...] = ()
 
     @property
     def best(self) -> Candidate | None:
@@ -145,6 +177,10 @@ class Diagnosis(_Frozen):
             ],
             "elapsed_ms": round(self.elapsed_ms, 2),
         }
+        if self.user_frame is not None:
+            out["user_frame"] = self.user_frame.model_dump()
+        if self.harmless:
+            out["harmless"] = [{"id": c.id, "title": c.title} for c in self.harmless]
         if self.triage is not None:
             t = self.triage
             out["triage"] = {

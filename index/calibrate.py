@@ -28,7 +28,10 @@ class Calibration:
     fitted_on: int = 0
 
     def confidence(self, features: Features) -> float:
-        z = self.intercept + sum(c * x for c, x in zip(self.coef, features.vector()))
+        return self.confidence_vector(features.vector())
+
+    def confidence_vector(self, vector: Sequence[float]) -> float:
+        z = self.intercept + sum(c * x for c, x in zip(self.coef, vector))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def to_json(self) -> dict:
@@ -62,13 +65,23 @@ def load_all(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
 
 
 # Before any fit: confidence grows with the margin and a strong fingerprint.
-PRIOR = Calibration(coef=(4.0, 0.0, 2.5, 1.0, 3.0, 0.0, 0.0), intercept=-3.0)
+PRIOR = Calibration(coef=(4.0, 0.0, 2.5, 1.0, 3.0, 0.0, 0.0, 1.0), intercept=-4.0)
 
 
-def fit(features: Sequence[Features], correct: Sequence[bool], *, l2: float = 0.5, steps: int = 3000) -> Calibration:
-    """L2-regularized logistic regression by gradient descent (a few hundred rows, 8 features)."""
-    x = np.array([f.vector() for f in features], dtype=np.float64)
+def fit(
+    features: Sequence[Features] | Sequence[Sequence[float]],
+    correct: Sequence[bool],
+    *,
+    weights: Sequence[float] | None = None,
+    l2: float = 0.5,
+    steps: int = 3000,
+) -> Calibration:
+    """L2-regularized, optionally weighted logistic regression by gradient descent (a few thousand
+    rows, 8 features). Rows are Features or their vectors."""
+    x = np.array([f.vector() if isinstance(f, Features) else list(f) for f in features], dtype=np.float64)
     y = np.array(correct, dtype=np.float64)
+    sw = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    sw = sw * len(y) / sw.sum()
     mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
     xs = (x - mean) / std
     w = np.zeros(x.shape[1])
@@ -76,8 +89,8 @@ def fit(features: Sequence[Features], correct: Sequence[bool], *, l2: float = 0.
     lr = 0.1
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(xs @ w + b)))
-        grad_w = xs.T @ (p - y) / len(y) + l2 * w / len(y)
-        grad_b = float(np.mean(p - y))
+        grad_w = xs.T @ (sw * (p - y)) / len(y) + l2 * w / len(y)
+        grad_b = float(np.mean(sw * (p - y)))
         w -= lr * grad_w
         b -= lr * grad_b
     coef = w / std

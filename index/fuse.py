@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import re2
 
 # Strong fingerprints dominate (1.0+), text similarity orders the rest and breaks ties.
 LEXICAL_WEIGHT = 0.35
@@ -61,14 +62,51 @@ class Features:
     dense: float
     dense_used: float
     question: float
+    # Does the input say anything went wrong at all? Healthy start-up logs resemble failure samples
+    # line for line (the same NCCL INFO lines precede most NCCL failures); only the error is new.
+    error_signal: float = 1.0
 
-    NAMES = ("margin", "fingerprint", "strong", "lexical_abs", "dense", "dense_used", "question")
+    NAMES = ("margin", "fingerprint", "strong", "lexical_abs", "dense", "dense_used", "question", "error_signal")
 
     def vector(self) -> list[float]:
         return [getattr(self, name) for name in self.NAMES]
 
 
-def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, entry: int, *, dense_used: bool, question: bool) -> Features:
+# Words of trouble, and informational log levels whose lines never count as trouble (NCCL's INFO
+# "NET/Plugin: Failed to find ncclNetPlugin" is printed by every healthy run without a plugin).
+# RE2: one linear pass over a 50 MB log, where Python's re needs minutes for this alternation.
+_TROUBLE = re2.compile(
+    r"(?i)(?:error|exception)\b|\b(?:errno|traceback|fail(?:ed|ure|s|ing)?|fatal|abort(?:ed|ing)?|timed out|timeout|"
+    r"killed|sig(?:kill|term|segv|abrt|bus)|segmentation fault|core dumped|out of memory|oom|xid|nan|illegal|"
+    r"denied|refused|corrupt(?:ed)?|hangs?|hanging|hung|stuck|deadlock|crash(?:ed|es)?|panic|exit ?code|"
+    r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|exceeds?)\b"
+)
+_INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} ")
+
+
+def error_signal(text: str) -> float:
+    """1.0 when some non-informational line of `text` speaks of trouble, else 0.0."""
+    position = 0
+    while (match := _TROUBLE.search(text, position)) is not None:
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        if not _INFO_LINE.search(text[start:end]):
+            return 1.0
+        position = end + 1  # the rest of an informational line is informational too
+    return 0.0
+
+
+def candidate_features(
+    scores: Scores,
+    strong: np.ndarray,
+    fused: np.ndarray,
+    entry: int,
+    *,
+    dense_used: bool,
+    question: bool,
+    signal: float = 1.0,
+) -> Features:
     others = np.delete(fused, entry)
     best_other = float(others.max()) if others.size else 0.0
     return Features(
@@ -79,4 +117,5 @@ def candidate_features(scores: Scores, strong: np.ndarray, fused: np.ndarray, en
         dense=float(scores.dense[entry]),
         dense_used=float(dense_used),
         question=float(question),
+        error_signal=float(signal),
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.model import Candidate, Diagnosis, Triage
 from bot.render import slack_limits as lim
-from bot.render.text import first_sentences, location
+from bot.render.text import USER_CODE_TIPS, first_sentences, location
 from bot.store.base import NONE_OF_THESE
 from kb.schema import Entry
 
@@ -111,10 +111,68 @@ def feedback_value(ref: str, diagnosis: Diagnosis) -> dict[str, Any]:
 
 
 def render_diagnosis(diagnosis: Diagnosis, *, ref: str = "", titles: Mapping[str, str] | None = None) -> Message:
-    """The threaded answer: a match (§5b) or an abstention, with buttons and a fallback text."""
+    """The threaded answer: a match (§5b), a harmless warning, a bug in the user's code, or an
+    abstention, with feedback buttons and a fallback text."""
     if diagnosis.verdict == "match" and diagnosis.best is not None:
         return _render_match(diagnosis, diagnosis.best, ref, titles or {})
+    if diagnosis.verdict == "benign" and diagnosis.best is not None:
+        return _render_benign(diagnosis, diagnosis.best, ref)
+    if diagnosis.verdict == "user-code" and diagnosis.user_frame is not None:
+        return _render_user_code(diagnosis, ref)
     return _render_abstain(diagnosis, ref)
+
+
+def harmless_line(diagnosis: Diagnosis) -> str:
+    """The benign warnings also present in a log answered otherwise, folded into one line."""
+    if not diagnosis.harmless:
+        return ""
+    names = ", ".join(f"{escape(lim.clip(c.title, 80))}" for c in diagnosis.harmless[:5])
+    return f"Also in this log (harmless): {names}"
+
+
+def _feedback_buttons(ref: str, diagnosis: Diagnosis) -> list[dict[str, Any]]:
+    value = feedback_value(ref, diagnosis)
+    return [button("👍 Helpful", ACTION_HELPFUL, value), button("👎 Wrong", ACTION_WRONG, value)]
+
+
+def _render_benign(diagnosis: Diagnosis, best: Candidate, ref: str) -> Message:
+    """A known-harmless warning: what it means, when it would matter, how to silence it. Never
+    shaped like a root cause: no "Why/Fix/Confirm", no confidence headline."""
+    entry = best.entry
+    blocks: list[dict[str, Any]] = [header(f"Harmless: {entry.title}")]
+    bits = ["*known-harmless warning*", _matched_line(best)]
+    blocks.append(context(" · ".join(b for b in bits if b)))
+    blocks.append(section(f"*What it means:* {escape(first_sentences(entry.root_cause[0]))}"))
+    blocks.append(section("*When it would matter:*\n" + lim.clip_lines((f"• {escape(w)}" for w in entry.when_it_matters), lim.MAX_SECTION_TEXT - 30)))
+    blocks.append(section("*To silence it:*\n" + numbered(entry.fix)))
+    others = diagnosis.results[1:]
+    if others:
+        blocks.append(context("Also harmless here: " + ", ".join(escape(lim.clip(c.title, 80)) for c in others[:4])))
+    blocks.append(actions(*_feedback_buttons(ref, diagnosis)))
+    blocks.append(context(*_footer(entry, "")))
+    text = f"Harmless: {entry.title}. {entry.summary}"
+    return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
+
+
+
+
+def _render_user_code(diagnosis: Diagnosis, ref: str) -> Message:
+    frame = diagnosis.user_frame
+    assert frame is not None
+    blocks: list[dict[str, Any]] = [header("Looks like a bug in your code")]
+    where = f"`{escape(lim.clip(frame.where, 300))}` in `{escape(lim.clip(frame.function, 100))}`"
+    exc = escape(lim.clip(frame.exception + (f": {frame.message}" if frame.message else ""), 1500))
+    blocks.append(section(f"{where}\n`{exc}`"))
+    blocks.append(section("\n".join(f"• {t}" for t in USER_CODE_TIPS)))
+    line = harmless_line(diagnosis)
+    if line:
+        blocks.append(context(line))
+    elements = _feedback_buttons(ref, diagnosis) if diagnosis.results else [button("👍 Helpful", ACTION_HELPFUL, feedback_value(ref, diagnosis))]
+    blocks.append(actions(*elements))
+    if diagnosis.results:
+        blocks.append(context("Not it? Nearest entries: " + ", ".join(escape(lim.clip(c.title, 60)) for c in diagnosis.results[:3])))
+    text = f"Looks like a bug in your code: {frame.headline()}"
+    return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
 
 def _confidence(value: float) -> str:
@@ -189,6 +247,8 @@ def _render_match(diagnosis: Diagnosis, best: Candidate, ref: str, titles: Mappi
     initiating = triage_line(diagnosis.triage)
     if initiating:
         blocks.append(section(f"*Initiating:* {escape(initiating)}"))
+    if harmless := harmless_line(diagnosis):
+        blocks.append(context(harmless))
     blocks.append(section(f"*Why:* {escape(first_sentences(entry.root_cause[0]))}"))
     blocks.append(section("*Fix:*\n" + numbered(entry.fix)))
     blocks.append(section(f"*Confirm:* {escape(entry.confirm[0])}"))
@@ -262,6 +322,8 @@ def _render_abstain(diagnosis: Diagnosis, ref: str) -> Message:
             f"• *{escape(c.title)}* ({c.confidence:.2f}): {escape(lim.clip(c.entry.summary, 200))}" for c in nearest
         ]
         blocks.append(section("*Nearest entries:*\n" + "\n".join(lines)))
+    if harmless := harmless_line(diagnosis):
+        blocks.append(context(harmless))
     blocks.append(section(paste_next(diagnosis)))
     elements = [button(lim.clip(c.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", c.id) for i, c in enumerate(nearest)]
     if diagnosis.results:

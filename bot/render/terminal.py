@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.model import Candidate, Diagnosis
-from bot.render.text import first_sentences, location
+from bot.render.text import USER_CODE_TIPS, first_sentences, location
 from kb.schema import Entry
 
 MAX_EVIDENCE_LINES = 4
@@ -58,12 +58,22 @@ def _triage_line(diagnosis: Diagnosis) -> RenderableType | None:
     return text
 
 
+def _harmless(diagnosis: Diagnosis) -> Text | None:
+    if not diagnosis.harmless:
+        return None
+    text = Text("Also in this log (harmless): ", style="bold dim")
+    text.append(", ".join(c.title for c in diagnosis.harmless[:5]), style="dim")
+    return text
+
+
 def render_match(diagnosis: Diagnosis) -> RenderableType:
     best = diagnosis.results[0]
     entry: Entry = best.entry
     parts: list[RenderableType] = [_header(diagnosis, best)]
     if (line := _triage_line(diagnosis)) is not None:
         parts.append(line)
+    if (harmless := _harmless(diagnosis)) is not None:
+        parts.append(harmless)
     parts.append(_evidence(best))
     parts.append(Text.assemble(("Why: ", "bold"), first_sentences(entry.root_cause[0])))
     parts.append(_numbered("Fix:", entry.fix, "bold green"))
@@ -94,6 +104,8 @@ def render_abstain(diagnosis: Diagnosis) -> RenderableType:
         parts.append(table)
     if (line := _triage_line(diagnosis)) is not None:
         parts.append(line)
+    if (harmless := _harmless(diagnosis)) is not None:
+        parts.append(harmless)
     parts.append(
         Padding(
             Text(
@@ -107,8 +119,52 @@ def render_abstain(diagnosis: Diagnosis) -> RenderableType:
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="yellow")
 
 
+def render_benign(diagnosis: Diagnosis) -> RenderableType:
+    """A known-harmless warning: never shaped like a root cause."""
+    best = diagnosis.results[0]
+    entry: Entry = best.entry
+    head = Text("Harmless: ", style="bold blue")
+    head.append(entry.title, style="bold")
+    head.append(f"\n{entry.id} · known-harmless warning", style="dim")
+    parts: list[RenderableType] = [head]
+    lines = {hit.line: hit for hit in best.why.fingerprints}
+    for hit in list(lines.values())[:MAX_EVIDENCE_LINES]:
+        parts.append(Text.assemble((f"  line {hit.line}: ", "dim"), (hit.text, "yellow")))
+    parts.append(Text.assemble(("What it means: ", "bold"), first_sentences(entry.root_cause[0])))
+    parts.append(_numbered("When it would matter:", entry.when_it_matters, "bold yellow"))
+    parts.append(_numbered("To silence it:", entry.fix, "bold"))
+    if len(diagnosis.results) > 1:
+        parts.append(Text("Also harmless here: " + ", ".join(c.title for c in diagnosis.results[1:5]), style="dim"))
+    refs = Text()
+    for ref in entry.references:
+        refs.append(f"  {ref.title}: ", style="dim")
+        refs.append(f"{ref.url}\n", style="blue underline")
+    parts.append(refs)
+    return Panel(Group(*parts), title="traindoc", title_align="left", border_style="blue")
+
+
+def render_user_code(diagnosis: Diagnosis) -> RenderableType:
+    frame = diagnosis.user_frame
+    assert frame is not None
+    head = Text("Looks like a bug in your code: ", style="bold magenta")
+    head.append(frame.headline(), style="bold")
+    parts: list[RenderableType] = [head, Text(f"  {frame.where} in {frame.function}", style="dim")]
+    parts += [Text(f"• {tip}") for tip in USER_CODE_TIPS]
+    if (harmless := _harmless(diagnosis)) is not None:
+        parts.append(harmless)
+    if diagnosis.results:
+        parts.append(Text("Not it? Nearest entries: " + ", ".join(c.id for c in diagnosis.results[:3]), style="dim"))
+    return Panel(Group(*parts), title="traindoc", title_align="left", border_style="magenta")
+
+
 def render(diagnosis: Diagnosis) -> RenderableType:
-    return render_match(diagnosis) if diagnosis.verdict == "match" else render_abstain(diagnosis)
+    if diagnosis.verdict == "match" and diagnosis.results:
+        return render_match(diagnosis)
+    if diagnosis.verdict == "benign" and diagnosis.results:
+        return render_benign(diagnosis)
+    if diagnosis.verdict == "user-code" and diagnosis.user_frame is not None:
+        return render_user_code(diagnosis)
+    return render_abstain(diagnosis)
 
 
 def render_entry(entry: Entry) -> RenderableType:

@@ -20,3 +20,14 @@ def location(file: str | None, line: int) -> str:
     if file and file not in _NO_NAME:
         return f"{file}:{line}"
     return f"line {line}"
+# What a "bug in your code" answer advises (Slack and terminal alike).
+USER_CODE_TIPS = (
+    (
+        "The innermost frame of the traceback is in your own file and the exception names no GPU, "
+        "communication, memory or storage problem."
+    ),
+    (
+        "Open that line, print the values it uses, and rerun on one process with a small input "
+        "(`num_workers=0` makes DataLoader errors point straight at the dataset code)."
+    ),
+)

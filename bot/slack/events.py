@@ -44,6 +44,12 @@ def classify(event: Mapping[str, Any], *, bot_user_id: str | None, passive_chann
     return None
 
 
+def answers_passively(verdict: str, confidence: float, floor: float | None) -> bool:
+    """Passive channels hear only confident failure matches: harmless-warning and user-code
+    answers, and abstentions, wait until someone addresses the bot (mention, DM, slash command)."""
+    return verdict == "match" and (floor is None or confidence >= floor)
+
+
 def message_key(event: Mapping[str, Any]) -> str | None:
     """(channel, ts) of the user's message: the same for its app_mention and message deliveries."""
     channel, ts = event.get("channel"), event.get("ts")

@@ -94,8 +94,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
 
 
 def confident_enough_for_passive(deps: Deps, diagnosis: Diagnosis) -> bool:
-    floor = deps.settings.passive_min_confidence
-    return diagnosis.verdict == "match" and (floor is None or diagnosis.confidence >= floor)
+    return events.answers_passively(diagnosis.verdict, diagnosis.confidence, deps.settings.passive_min_confidence)
 
 
 def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, context: Any, surface: str) -> Report | None:

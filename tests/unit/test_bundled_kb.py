@@ -1,9 +1,11 @@
 """The bundled knowledge base passes the whole `traindoc kb lint` and answers the seed cases."""
 
+import pytest
+
 from bot.ingest import report_from_text
 from bot.kb_checks import ranking_problems
 from index.scanner import hyperscan_rejects
-from kb.lint import static_problems
+from kb.lint import cross_entry_problems, healthy_logs, healthy_problems, static_problems
 from kb.load import load_kb
 from kb.schema import CATEGORIES
 
@@ -13,6 +15,19 @@ def test_static_lint_is_clean():
     assert static_problems(kb) == []
     assert len(kb.entries) >= 189
     assert {e.category for e in kb.entries} == set(CATEGORIES)
+
+
+def test_no_strong_failure_fingerprint_matches_a_healthy_log():
+    assert healthy_problems(load_kb(), healthy_logs()) == []
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 13 item 6: bundled entries still have strong fingerprints matching other entries' samples; "
+    "the KB helpers gate them (list: traindoc kb lint --hygiene). Remove this mark once they are fixed.",
+)
+def test_no_strong_fingerprint_matches_another_entrys_sample():
+    assert cross_entry_problems(load_kb()) == []
 
 
 def test_every_pattern_compiles_in_hyperscan_too():
@@ -70,3 +85,15 @@ def test_a_clear_error_in_a_noisy_log_is_answered(bundled_engine):
     d = bundled_engine.diagnose(report_from_text(log))
     assert d.verdict == "match" and d.results[0].id == "cuda-oom-activations-batch-too-large"
     assert d.triage is not None and d.triage.initiating.rank == 1
+
+
+def test_every_benign_entrys_samples_answer_benign(bundled_engine):
+    wrong = []
+    for entry in bundled_engine.entries():
+        if entry.kind != "benign":
+            continue
+        for k, sample in enumerate(entry.samples):
+            d = bundled_engine.diagnose(report_from_text(sample))
+            if d.verdict != "benign" or entry.id not in [c.id for c in d.results]:
+                wrong.append((entry.id, k + 1, d.verdict, d.results[0].id if d.results else "-"))
+    assert wrong == []

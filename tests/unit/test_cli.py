@@ -128,14 +128,20 @@ def test_eval_prints_all_four_rows_and_writes_json(cli, tmp_path):
     cases.mkdir()
     (cases / "a.yaml").write_text(json.dumps({"text": OOM + "Traceback", "kind": "log", "label": "cuda-oom-activations-batch-too-large"}))
     (cases / "b.yaml").write_text(json.dumps({"text": "why does dcp.save hang at 64 GPUs?", "kind": "question", "label": "roce-qp-timeout-during-checkpoint-save"}))
+    bug = 'Traceback (most recent call last):\n  File "/srv/app/score.py", line 9, in main\n    print(totals["validation"])\nKeyError: \'validation\'\n'
+    (cases / "n.yaml").write_text(json.dumps({"text": bug, "kind": "log", "label": "none", "source": "composed", "negative": "user-code"}))
     out = tmp_path / "eval.json"
     result = cli("eval", str(cases), "--json", str(out))
     assert result.exit_code == 0, result.output
     for row in ("hybrid", "fingerprint", "lexical", "dense"):
         assert row in result.stdout
+    assert "false_answer_rate" in result.stdout and "coverage" in result.stdout
     data = json.loads(out.read_text())
-    assert data["cases"] == 2 and data["hybrid"]["top1"] == 1.0
-    assert set(data["dense"]) == {"top1", "top3", "mrr", "answered", "precision_answered", "p50_ms", "p95_ms"}
+    assert data["cases"] == 3 and data["hybrid"]["top1"] == 1.0
+    assert data["hybrid"]["negatives"] == 1 and data["hybrid"]["false_answer_rate"] == 0.0
+    assert data["negatives"] == {"user-code": {"cases": 1, "user-code": 1}}
+    assert {"top1", "top3", "mrr", "answered", "precision_answered", "p50_ms", "p95_ms"} <= set(data["dense"])
+    assert [row["threshold"] for row in data["thresholds"]] == [0.3, 0.5, 0.7, 0.8, 0.9, 0.95]
 
 
 def test_decisive_diagnosis_does_not_import_torch(fixture_kb_dir, tmp_path):
