@@ -15,6 +15,7 @@ import zlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 HEAD_SHARE = 0.25  # of the budget kept from the start; the rest is the tail
 INFLATE_FACTOR = 4  # a compressed stream is inflated up to this many budgets, then abandoned
@@ -139,6 +140,7 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
                 if produced == 0:
                     raise InputError(f"corrupt gzip data: {exc}") from None
                 return (f"the gzip data is corrupt after {produced:,} bytes; read what came before",)
+            out = out[: limit - produced]  # stop exactly at the limit, whatever the chunking
             produced += len(out)
             keep.feed(out)
             if produced >= limit:
@@ -161,5 +163,12 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
 
 
 def iter_file(fileobj, size: int = 1 << 20) -> Iterable[bytes]:
+    """A binary file object's chunks (stdin, an open file)."""
     while chunk := fileobj.read(size):
         yield chunk
+
+
+def iter_path(path: Path, size: int = 1 << 20) -> Iterable[bytes]:
+    """A file's chunks, opened lazily (so a list of inputs holds no open descriptors)."""
+    with path.open("rb") as f:
+        yield from iter_file(f, size)

@@ -6,13 +6,15 @@ import difflib
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from bot.ingest import IngestError, report_from_bytes
+from bot.bounded import iter_file, iter_path
+from bot.ingest import IngestError, report_from_streams
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -90,7 +92,7 @@ def ask(
 
     text = normalize(question)
     if not text.strip():
-        fail("empty question: say what failed, e.g. traindoc ask \"why does dcp.save hang at 64 GPUs?\"")
+        fail('empty question: say what failed, e.g. traindoc ask "why does dcp.save hang at 64 GPUs?"')
     report = build_report([LogFile(name="<question>", text=text)])
     _emit(_engine().diagnose(report), as_json)
 
@@ -101,22 +103,21 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print the DESIGN §4b JSON object.")] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
-    named: list[tuple[str, bytes]] = []
+    named: list[tuple[str, Iterable[bytes]]] = []
     for name in files:
         if name == "-":
-            named.append(("<stdin>", sys.stdin.buffer.read()))
+            named.append(("<stdin>", iter_file(sys.stdin.buffer)))
             continue
         path = Path(name)
         if not path.is_file():
             fail(f"{name}: no such file")
-        try:
-            named.append((path.name, path.read_bytes()))
-        except OSError as exc:
-            fail(f"{name}: {exc.strerror}")
-    try:
-        report = report_from_bytes(named)
+        named.append((path.name, iter_path(path)))
+    try:  # streamed within the byte budget: head and tail kept, gzip inflated as a stream
+        report = report_from_streams(named)
     except IngestError as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or 'input'}: {exc.strerror}")
     _emit(_engine().diagnose(report), as_json, with_table=True)
 
 
@@ -148,7 +149,11 @@ def eval_command(
     typer.echo(f"{'retriever':12}" + "".join(f"{c:>20}" if c == "precision_answered" else f"{c:>10}" for c in columns))
     for name, figures in results.items():
         cells = "".join(
-            f"{figures[c]:>20.3f}" if c == "precision_answered" else f"{figures[c]:>10.1f}" if c.endswith("_ms") else f"{figures[c]:>10.3f}"
+            f"{figures[c]:>20.3f}"
+            if c == "precision_answered"
+            else f"{figures[c]:>10.1f}"
+            if c.endswith("_ms")
+            else f"{figures[c]:>10.3f}"
             for c in columns
         )
         typer.echo(f"{name:12}{cells}")
@@ -156,14 +161,19 @@ def eval_command(
         for case, outcome in zip(cases, outcomes["hybrid"]):
             if not outcome.ranked_ids or outcome.ranked_ids[0] not in case.accepted:
                 got = outcome.ranked_ids[0] if outcome.ranked_ids else "-"
-                out.print(f"miss {case.name}: want {case.label}, got {got} {'(abstained)' if not outcome.answered else ''}", markup=False)
+                out.print(
+                    f"miss {case.name}: want {case.label}, got {got} {'(abstained)' if not outcome.answered else ''}",
+                    markup=False,
+                )
     if json_out:
         json_out.write_text(json.dumps({"cases": len(cases), **results}, indent=1) + "\n")
 
 
 @app.command()
 def calibrate(
-    directories: Annotated[list[Path], typer.Argument(help="Eval case directories to fit on, besides the KB's own samples and questions.")] = [],
+    directories: Annotated[
+        list[Path], typer.Argument(help="Eval case directories to fit on, besides the KB's own samples and questions.")
+    ] = [],
     write: Annotated[bool, typer.Option("--write/--dry-run", help="Write index/calibration.json.")] = True,
 ) -> None:
     """Fit the confidence model on labelled cases (KB samples and questions, plus eval dirs)."""
@@ -209,7 +219,9 @@ def _kb_or_fail():
 def kb_lint(
     category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
     static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
-    lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
+    lenient: Annotated[
+        bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")
+    ] = False,
 ) -> None:
     """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, and samples
     that do not rank their own entry first or that another entry claims."""
@@ -291,8 +303,12 @@ def kb_stats() -> None:
 
 @app.command()
 def serve(
-    socket: Annotated[bool, typer.Option("--socket", help="Socket Mode (needs SLACK_BOT_TOKEN, SLACK_APP_TOKEN).")] = False,
-    http: Annotated[bool, typer.Option("--http", help="HTTP mode (needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET).")] = False,
+    socket: Annotated[
+        bool, typer.Option("--socket", help="Socket Mode (needs SLACK_BOT_TOKEN, SLACK_APP_TOKEN).")
+    ] = False,
+    http: Annotated[
+        bool, typer.Option("--http", help="HTTP mode (needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET).")
+    ] = False,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "0.0.0.0",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 3000,
 ) -> None:
