@@ -92,7 +92,7 @@ def ask(
 
     text = normalize(question)
     if not text.strip():
-        fail('empty question: say what failed, e.g. traindoc ask "why does dcp.save hang at 64 GPUs?"')
+        fail("empty question: say what failed, e.g. traindoc ask \"why does dcp.save hang at 64 GPUs?\"")
     report = build_report([LogFile(name="<question>", text=text)])
     _emit(_engine().diagnose(report), as_json)
 
@@ -149,11 +149,7 @@ def eval_command(
     typer.echo(f"{'retriever':12}" + "".join(f"{c:>20}" if c == "precision_answered" else f"{c:>10}" for c in columns))
     for name, figures in results.items():
         cells = "".join(
-            f"{figures[c]:>20.3f}"
-            if c == "precision_answered"
-            else f"{figures[c]:>10.1f}"
-            if c.endswith("_ms")
-            else f"{figures[c]:>10.3f}"
+            f"{figures[c]:>20.3f}" if c == "precision_answered" else f"{figures[c]:>10.1f}" if c.endswith("_ms") else f"{figures[c]:>10.3f}"
             for c in columns
         )
         typer.echo(f"{name:12}{cells}")
@@ -161,19 +157,14 @@ def eval_command(
         for case, outcome in zip(cases, outcomes["hybrid"]):
             if not outcome.ranked_ids or outcome.ranked_ids[0] not in case.accepted:
                 got = outcome.ranked_ids[0] if outcome.ranked_ids else "-"
-                out.print(
-                    f"miss {case.name}: want {case.label}, got {got} {'(abstained)' if not outcome.answered else ''}",
-                    markup=False,
-                )
+                out.print(f"miss {case.name}: want {case.label}, got {got} {'(abstained)' if not outcome.answered else ''}", markup=False)
     if json_out:
         json_out.write_text(json.dumps({"cases": len(cases), **results}, indent=1) + "\n")
 
 
 @app.command()
 def calibrate(
-    directories: Annotated[
-        list[Path], typer.Argument(help="Eval case directories to fit on, besides the KB's own samples and questions.")
-    ] = [],
+    directories: Annotated[list[Path], typer.Argument(help="Eval case directories to fit on, besides the KB's own samples and questions.")] = [],
     write: Annotated[bool, typer.Option("--write/--dry-run", help="Write index/calibration.json.")] = True,
 ) -> None:
     """Fit the confidence model on labelled cases (KB samples and questions, plus eval dirs)."""
@@ -219,9 +210,7 @@ def _kb_or_fail():
 def kb_lint(
     category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
     static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
-    lenient: Annotated[
-        bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")
-    ] = False,
+    lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
 ) -> None:
     """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, and samples
     that do not rank their own entry first or that another entry claims."""
@@ -303,12 +292,8 @@ def kb_stats() -> None:
 
 @app.command()
 def serve(
-    socket: Annotated[
-        bool, typer.Option("--socket", help="Socket Mode (needs SLACK_BOT_TOKEN, SLACK_APP_TOKEN).")
-    ] = False,
-    http: Annotated[
-        bool, typer.Option("--http", help="HTTP mode (needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET).")
-    ] = False,
+    socket: Annotated[bool, typer.Option("--socket", help="Socket Mode (needs SLACK_BOT_TOKEN, SLACK_APP_TOKEN).")] = False,
+    http: Annotated[bool, typer.Option("--http", help="HTTP mode (needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET).")] = False,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "0.0.0.0",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 3000,
 ) -> None:
