@@ -117,7 +117,7 @@ def high_entropy(_name: str, value: str) -> bool:
 # -- our rules ---------------------------------------------------------------------------------
 
 _SEP = r"""["']?[ \t]*(?:=>|:=|=|:)[ \t]*"""
-_VALUE = r"""(?:'(?P<v>[^'\n]{1,256})'|"(?P<w>[^"\n]{1,256})"|(?P<x>[^\s'",;}\])]{1,256}))"""
+_VALUE = r"""(?:[bB]?'(?P<v>[^'\n]{1,256})'|[bB]?"(?P<w>[^"\n]{1,256})"|(?P<x>[^\s'",;}\])]{1,256}))"""
 _NAME = r"""(?P<name>[A-Za-z0-9_.-]*(?i:key|secret|token|password|passwd|pwd|credentials?))"""
 
 OWN_RULES: tuple[Rule, ...] = (
@@ -168,10 +168,11 @@ OWN_RULES: tuple[Rule, ...] = (
     Rule("netrc-line", r"(?i)^[ \t]*password[ \t]+(?P<v>\S+)[ \t]*$"),
     Rule(
         "high-entropy-after-credential-word",
-        r"(?i)(?P<name>secret|token|passw(?:or)?d|pwd|credential|api[_-]?key|access[_-]?key|auth)[A-Za-z0-9_-]{0,20}"
-        r"[^A-Za-z0-9\n]{1,4}(?P<v>[A-Za-z0-9+/=_-]{20,256})",
+        r"(?i)(?P<name>secret|token|passw(?:or)?d|pwd|credential|key|auth)[A-Za-z0-9_-]{0,20}"
+        r"(?:[^A-Za-z0-9\n]{1,4}|[ \t]+(?:is|was|of)[ \t]+)(?P<v>[A-Za-z0-9+/=_-]{20,256})",
         check=high_entropy,
-        prefilter=r"(?i)(?:secret|token|passw|pwd|credential|key|auth)[A-Za-z0-9_-]{0,20}[^A-Za-z0-9\n]{1,4}[A-Za-z0-9+/=_-]{20}",
+        prefilter=r"(?i)(?:secret|token|passw|pwd|credential|key|auth)[A-Za-z0-9_-]{0,20}"
+        r"(?:[^A-Za-z0-9\n]{1,4}|[ \t]+(?:is|was|of)[ \t]+)[A-Za-z0-9+/=_-]{20}",
     ),
     Rule("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----[^\n]*", key_block=True),
     Rule("putty-key", r"PuTTY-User-Key-File-[0-9]+:[^\n]*", key_block=True),
@@ -204,7 +205,7 @@ def _translate(pattern: str, ignore_case: bool) -> str:
 
 def detect_secrets_rules() -> tuple[Rule, ...]:
     try:
-        import detect_secrets.plugins as plugins
+        from detect_secrets import plugins
         from detect_secrets.plugins.base import RegexBasedDetector
     except ImportError:  # pragma: no cover - a declared dependency; our own rules still apply
         log.warning("detect-secrets is not installed: redacting with traindoc's own rules only")
