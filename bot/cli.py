@@ -126,7 +126,9 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
-    from bot.ingest import build_report
+    from bot.bounded import iter_file, iter_path
+    from bot.ingest import build_report, normalize, read_text
+    from bot.model import LogFile
     from bot.render.progress import busy, input_progress
 
     sizes: list[int] = []
@@ -138,25 +140,25 @@ def diagnose(
         if not path.is_file():
             fail(f"{name}: no such file")
         sizes.append(path.stat().st_size)
-    logs = []
+    logs: list[LogFile] = []
     empty: list[tuple[str, bytes]] = []
-    # One file at a time: its bytes are dropped once its text is clean, and a file that cannot be
-    # read (binary among many rank logs, say) is named.
+    # One file at a time, streamed within the byte budget (head and tail kept, gzip inflated as a
+    # stream); a file that cannot be read (binary among many rank logs, say) is named.
     with input_progress(err, sum(sizes)) as progress:
         for name, size in zip(files, sizes, strict=True):
             shown = "<stdin>" if name == "-" else name  # as typed: a directory may name the node
+            chunks = iter_file(sys.stdin.buffer) if name == "-" else iter_path(Path(name))
             try:
-                data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
-            except OSError as exc:
-                fail(f"{name}: {exc.strerror}")
-            if not data or data.isspace():
-                empty.append((shown, data))
-                continue
-            try:
-                logs.extend(report_from_bytes([(shown, data)]).files)
+                text = normalize(read_text(chunks, name=shown))
             except IngestError as exc:
                 fail(f"{name}: {exc}")
-            progress.advance(size or len(data))
+            except OSError as exc:
+                fail(f"{name}: {exc.strerror}")
+            if not text.strip():
+                empty.append((shown, b""))
+                continue
+            logs.append(LogFile(name=shown, text=text))
+            progress.advance(size)
     try:
         report = build_report(logs) if logs else report_from_bytes(empty)
     except IngestError as exc:

@@ -6,14 +6,14 @@ links, code fences, ANSI colour codes, CRLF, NUL and other control bytes, invali
 
 from __future__ import annotations
 
-import gzip
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from bot.bounded import InputError, read_bounded
 from bot.model import LogFile, Report
 from bot.redact import redact
 
-MAX_INPUT_BYTES = 64 << 20  # a 50 MB log fits; anything larger keeps its tail (where errors are)
+MAX_INPUT_BYTES = 64 << 20  # a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
 MAX_LINE_CHARS = 4000  # one 10 MB line is clipped, not scanned forever or rendered
 
 
@@ -34,26 +34,43 @@ _LOG_SIGNAL = re.compile(
 )
 
 
-def decode(data: bytes) -> str:
-    """Bytes to text: gunzip if gzipped, reject binary, replace invalid UTF-8."""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)[:MAX_INPUT_BYTES]
-        except (OSError, EOFError) as exc:
-            raise IngestError(f"corrupt gzip data: {exc}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        data = data[-MAX_INPUT_BYTES:]
+def decode(data: bytes, *, name: str = "the input", max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Bytes to text: gunzip if gzipped, keep head and tail if too large, reject binary."""
+    return read_text([data], name=name, max_bytes=max_bytes)
+
+
+def read_text(chunks: Iterable[bytes], *, name: str = "the input", max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """A stream of chunks (file, stdin, download) as text, cut by the one policy of bot.bounded:
+    gzip inflated as a stream, head and tail kept, a line saying what was skipped."""
+    try:
+        kept = read_bounded(chunks, max_bytes)
+    except InputError as exc:
+        raise IngestError(str(exc)) from None
+    text = _decode_bytes(kept.head)
+    if kept.skipped_bytes:
+        text += (
+            f"\n[traindoc skipped {kept.skipped_bytes:,} bytes ({kept.skipped_lines:,} lines) in the middle of "
+            f"{name}: kept its first {len(kept.head):,} bytes (versions, config) and its last {len(kept.tail):,} (the failure)]\n"
+        )
+        text += _decode_bytes(kept.tail, check=False)
+    for note in kept.notes:
+        text += f"\n[traindoc: {name}: {note}]"
+    return text
+
+
+def _decode_bytes(data: bytes, *, check: bool = True) -> str:
     sample = data[:65536]
     if sample:
-        nul_share = sample.count(0) / len(sample)
         # UTF-16 logs are mostly NUL bytes in alternate positions: decode instead of rejecting.
         if sample[:2] in (b"\xff\xfe", b"\xfe\xff"):
             return data.decode("utf-16", "replace")
-        control = sum(1 for b in sample if b < 9 or 13 < b < 32) / len(sample)
-        decoded = sample.decode("utf-8", "replace")
-        invalid = decoded.count("\ufffd") / max(1, len(decoded))
-        if nul_share > 0.01 or control > 0.10 or invalid > 0.10:
-            raise IngestError("input looks binary, not a text log (paste the text, or attach a .log/.txt/.gz)")
+        if check:
+            nul_share = sample.count(0) / len(sample)
+            control = sum(1 for b in sample if b < 9 or 13 < b < 32) / len(sample)
+            decoded = sample.decode("utf-8", "replace")
+            invalid = decoded.count("\ufffd") / max(1, len(decoded))
+            if nul_share > 0.01 or control > 0.10 or invalid > 0.10:
+                raise IngestError("input looks binary, not a text log (paste the text, or attach a .log/.txt/.gz)")
     return data.decode("utf-8", "replace")
 
 
@@ -106,5 +123,10 @@ def report_from_text(text: str, *, origin: str = "cli", slack: bool = False, nam
 
 
 def report_from_bytes(named: Sequence[tuple[str, bytes]], *, origin: str = "cli") -> Report:
-    files = [LogFile(name=name, text=normalize(decode(data))) for name, data in named]
+    return report_from_streams([(name, [data]) for name, data in named], origin=origin)
+
+
+def report_from_streams(named: Sequence[tuple[str, Iterable[bytes]]], *, origin: str = "cli") -> Report:
+    """Files or stdin read as chunk streams: each decoded within the byte budget, then normalized."""
+    files = [LogFile(name=name, text=normalize(read_text(chunks, name=name))) for name, chunks in named]
     return build_report(files, origin=origin)

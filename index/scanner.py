@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,12 +75,18 @@ class MultiScanner:
         self.engine = "hyperscan" if HAVE_HYPERSCAN and not force_re2 else "re2"
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
         self._dbs: dict[bool, object] = {}
+        self._db_lock = threading.Lock()
+        self._local = threading.local()  # Hyperscan scratch per thread: one scratch serves one scan at a time
         if self.engine == "re2":
             self._set = None
             if self.patterns:
                 self._set = _re2_set(self.patterns)
 
     def _hs_db(self, first_only: bool):
+        with self._db_lock:  # compiled once even when the first scans race
+            return self._hs_db_locked(first_only)
+
+    def _hs_db_locked(self, first_only: bool):
         if first_only not in self._dbs:
             flag = hyperscan.HS_FLAG_ALLOWEMPTY
             if first_only:
@@ -125,6 +132,15 @@ class MultiScanner:
         """Hyperscan scratch space for one thread (concurrent scans must not share one)."""
         return hyperscan.Scratch(self._hs_db(False)) if self.engine == "hyperscan" and self.patterns else None
 
+    def _thread_scratch(self, first_only: bool):
+        """This thread's scratch for the database: never the database's shared default one."""
+        scratches = getattr(self._local, "scratches", None)
+        if scratches is None:
+            scratches = self._local.scratches = {}
+        if first_only not in scratches:
+            scratches[first_only] = hyperscan.Scratch(self._hs_db(first_only))
+        return scratches[first_only]
+
     def scan_offsets(self, data, *, first_only: bool = False, scratch=None) -> list[tuple[int, int]]:
         """(pattern, end offset) pairs over any bytes-like `data`: for callers that stream chunks
         and need line numbers only for the few hits."""
@@ -133,7 +149,9 @@ class MultiScanner:
         if self.engine == "hyperscan":
             out: list[tuple[int, int]] = []
             self._hs_db(first_only).scan(
-                data, match_event_handler=lambda pid, _start, end, _flags, _ctx: out.append((pid, end)), scratch=scratch
+                data,
+                match_event_handler=lambda pid, _start, end, _flags, _ctx: out.append((pid, end)),
+                scratch=scratch if scratch is not None else self._thread_scratch(first_only),
             )
             return out
         chunk = bytes(data)

@@ -13,13 +13,13 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.ingest import IngestError, build_report, decode, normalize
+from bot.ingest import IngestError, build_report, normalize
 from bot.model import Diagnosis, LogFile, Report
 from bot.redact import redact
 from bot.render import blocks as render
 from bot.slack import events
 from bot.slack.deps import Deps, log, log_failure
-from bot.slack.files import FileDownloadError, download, file_url
+from bot.slack.files import FileDownloadError, FileOrigins, download_text, file_url
 from bot.slack.records import record_answer
 
 FAILURE_TEXT = "Sorry, I couldn't analyse this (an internal error). Try again, or paste the log as a file."
@@ -104,7 +104,9 @@ def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, conte
     body_text = normalize(text, slack=True).strip()
     if body_text:
         sources.append(LogFile(name="message", text=body_text))
-    sources += read_files(deps, event.get("files") or [], token=_bot_token(client, context))
+    sources += read_files(
+        deps, event.get("files") or [], token=_bot_token(client, context), origins=_origins(deps, context)
+    )
     in_thread = event.get("thread_ts") and event.get("thread_ts") != event.get("ts")
     if not sources and surface == "mention" and events.is_bare(text) and in_thread:
         sources = thread_sources(deps, event, client, context)
@@ -117,7 +119,7 @@ def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, conte
     return report
 
 
-def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str) -> list[LogFile]:
+def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str, origins: FileOrigins) -> list[LogFile]:
     readable, skipped = events.text_files(files)
     if files and not readable:
         raise UserFacingError(
@@ -125,15 +127,12 @@ def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str) -> lis
         )
     out = []
     for f in readable:
-        data, cut = download(file_url(f), token=token, max_bytes=deps.max_download_bytes)
         name = str(f.get("name") or f.get("title") or "attachment")
         try:
-            text = normalize(decode(data))
+            text = download_text(file_url(f), name=name, token=token, max_bytes=deps.max_download_bytes, origins=origins)
         except IngestError as exc:  # say which of several attachments it was
             raise IngestError(f"{name}: {exc}") from None
-        if cut:
-            text += f"\n[traindoc read only the first {deps.max_download_bytes} bytes of {name}]"
-        out.append(LogFile(name=name, text=text))
+        out.append(LogFile(name=name, text=normalize(text)))
     return out
 
 
@@ -150,9 +149,15 @@ def thread_sources(deps: Deps, event: Mapping[str, Any], client: WebClient, cont
         if text:
             out.append(LogFile(name=f"thread message {i + 1}", text=text))
         if message.get("files"):
-            out += read_files(deps, message["files"], token=token)
+            out += read_files(deps, message["files"], token=token, origins=_origins(deps, context))
     return out
 
 
 def _bot_token(client: WebClient, context: Any) -> str:
     return context.get("bot_token") or client.token or ""
+
+
+def _origins(deps: Deps, context: Any) -> FileOrigins:
+    """Where the token may fetch files: the configured API origin, else Slack's hosts and this workspace's."""
+    auth = context.get("authorize_result")
+    return FileOrigins.for_slack(api_url=deps.settings.slack_api_url, workspace_url=getattr(auth, "url", None))

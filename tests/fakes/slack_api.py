@@ -54,6 +54,7 @@ class FakeFile:
     content: bytes
     content_type: str
     html: bool = False  # answer the login page even with the right token (a broken file URL)
+    redirect: str | None = None  # answer 302 to this Location instead (to test redirect handling)
 
 
 class FakeSlackAPI(LoopbackServer):
@@ -129,6 +130,11 @@ class FakeSlackAPI(LoopbackServer):
 
     def add_file(self, name: str, content: bytes, *, content_type: str = "text/plain", html: bool = False) -> str:
         self.files[name] = FakeFile(content, content_type, html)
+        return f"{self.root}files-pri/{TEAM_ID}-F{len(self.files)}/{name}"
+
+    def add_redirect(self, name: str, location: str) -> str:
+        """A file URL on this fake that answers 302 Found with `location`."""
+        self.files[name] = FakeFile(b"", "text/plain", redirect=location)
         return f"{self.root}files-pri/{TEAM_ID}-F{len(self.files)}/{name}"
 
     def response_url(self, key: str = "1") -> str:
@@ -246,6 +252,8 @@ class FakeSlackAPI(LoopbackServer):
         authorized = headers.get("authorization") == f"Bearer {self.bot_token}"
         if found is None:
             _send(req, 404, b"not found", "text/plain")
+        elif found.redirect is not None:
+            _send(req, 302, b"", "text/plain", {"Location": found.redirect})
         elif not authorized or found.html:
             _send(req, 200, LOGIN_PAGE, "text/html; charset=utf-8")
         else:
