@@ -153,7 +153,7 @@ class Diagnosis(_Frozen):
         return self.results[0] if self.results else None
 
     def to_json(self) -> dict[str, Any]:
-        """The DESIGN §4b object."""
+        """The JSON contract of bot/contract.py (docs/json.md), validated."""
         out: dict[str, Any] = {
             "verdict": self.verdict,
             "confidence": round(self.confidence, 4),
@@ -195,7 +195,9 @@ class Diagnosis(_Frozen):
                 "versions": dict(t.versions),
                 "summary": t.summary,
             }
-        return out
+        from bot.contract import validated
+
+        return validated(out)
 
 
 class DiagnosisEngine(Protocol):
