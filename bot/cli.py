@@ -237,7 +237,11 @@ def calibrate(
         list[Path] | None,
         typer.Argument(help="Extra eval case directories to fit on (development only; the bundled fit uses none)."),
     ] = None,
-    write: Annotated[bool, typer.Option("--write/--dry-run", help="Write index/calibration.json.")] = True,
+    write: Annotated[bool, typer.Option("--write/--dry-run", help="Write the fitted model (see --out).")] = True,
+    out_file: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where to write it (default: calibration.json in the cache dir; use it with TRAINDOC_CALIBRATION)."),
+    ] = None,
     negatives: Annotated[Path | None, typer.Option(help="Directory of label: none cases (default: the bundled index/negatives).")] = None,
 ) -> None:
     """Refit the confidence model and threshold on what `diagnose` produces: every KB sample and
@@ -258,10 +262,14 @@ def calibrate(
         )
     typer.echo(report)
     if write:
-        from index.calibrate import CALIBRATION_FILE, save_all
+        from bot.settings import default_cache_dir
+        from index.calibrate import save_all
 
-        save_all(calibrations)
-        out.print(f"wrote {CALIBRATION_FILE}")
+        target = out_file or default_cache_dir() / "calibration.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        save_all(calibrations, target)
+        hint = "" if out_file else f"; use it with TRAINDOC_CALIBRATION={target}"
+        out.print(f"wrote {target}{hint}", markup=False, soft_wrap=True)
 
 
 @index_app.command("build")

@@ -107,6 +107,7 @@ class Engine:
             embedder=choose_embedder(settings.embedder, settings.model_path, settings.model_name, index_dir),
             index_dir=index_dir,
             abstain_below=settings.abstain_below,
+            calibrations=calibrate.load_all(settings.calibration) if settings.calibration else None,
             progress=progress,
         )
 

@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     model_path: Path | None = None  # a local sentence-transformers model directory
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
     abstain_below: float | None = None  # default: the calibrated threshold
+    calibration: Path | None = None  # a `traindoc calibrate` output; default: the bundled index/calibration.json
     # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch" (sentence-transformers);
     # default: onnx when the model directory or the index holds the ONNX file, else torch.
     embedder: Literal["onnx", "torch"] | None = None
@@ -59,6 +60,13 @@ class Settings(BaseSettings):
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
     listener_threads: int = 8
+
+    @field_validator("calibration")
+    @classmethod
+    def _calibration_exists(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"{value} is not a file (write one with `traindoc calibrate --out {value}`)")
+        return value
 
     @field_validator("kb_extra", mode="before")
     @classmethod

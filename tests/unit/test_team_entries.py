@@ -67,3 +67,14 @@ def test_settings_split_several_directories(monkeypatch, tmp_path):
 def test_lint_refuses_todo_fields(tmp_path):
     kb = load_kb(write_kb(tmp_path, [entry_dict("drafted-entry", fix=["TODO: concrete steps"])]))
     assert static_problems(kb) == ["drafted-entry: fix still says TODO"]
+
+
+def test_calibration_setting_must_name_a_file(monkeypatch, tmp_path):
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("TRAINDOC_CALIBRATION", str(tmp_path / "missing.json"))
+    with pytest.raises(ValidationError, match="traindoc calibrate --out"):
+        Settings()
+    (tmp_path / "fit.json").write_text("{}")
+    monkeypatch.setenv("TRAINDOC_CALIBRATION", str(tmp_path / "fit.json"))
+    assert Settings().calibration == tmp_path / "fit.json"
