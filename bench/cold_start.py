@@ -57,8 +57,9 @@ WRAPPER = (
     "t = time.perf_counter()\n"
     "p = subprocess.run(sys.argv[1:], input=sys.stdin.read(), capture_output=True, text=True)\n"
     "dt = time.perf_counter() - t\n"
-    "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-    "print(json.dumps({'s': dt, 'rss': rss, 'rc': p.returncode, 'out': p.stdout, 'err': p.stderr[-500:]}))\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "rss, cpu = u.ru_maxrss / 1024, u.ru_utime + u.ru_stime\n"
+    "print(json.dumps({'s': dt, 'cpu': cpu, 'rss': rss, 'rc': p.returncode, 'out': p.stdout, 'err': p.stderr[-500:]}))\n"
 )
 
 WARM = """
@@ -87,15 +88,16 @@ print(json.dumps({
 """
 
 
-def timed_run(args: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[float, float, dict]:
-    """Wall seconds, peak RSS (MB) of the child, and its JSON output."""
+def timed_run(args: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[float, float, dict, float]:
+    """Wall seconds, peak RSS (MB) of the child, its JSON output, and its CPU seconds (user+sys:
+    less sensitive than wall time to other processes on a shared machine)."""
     proc = subprocess.run(
         [sys.executable, "-c", WRAPPER, *args], check=False, input=stdin or "", capture_output=True, text=True, env=env
     )
     result = json.loads(proc.stdout)
     if result["rc"] != 0:
         raise SystemExit(f"{args}: exit {result['rc']}: {result['err']}")
-    return result["s"], result["rss"], json.loads(result["out"])
+    return result["s"], result["rss"], json.loads(result["out"]), result["cpu"]
 
 
 def load_average() -> float:
@@ -122,11 +124,16 @@ def cold(env: dict[str, str], repeats: int) -> dict[str, dict]:
             raise SystemExit(f"{case}: the dense retriever did not run, the case measures nothing")
         out.setdefault(case, {})[encoder] = {
             "median_s": round(statistics.median(r[0] for r in results), 3),
+            "median_cpu_s": round(statistics.median(r[3] for r in results), 3),
             "peak_rss_mb": round(max(r[1] for r in results), 1),
             "answer": top["id"],
         }
-    for case, by_encoder in out.items():
+    for by_encoder in list(out.values()):
         by_encoder["torch/onnx"] = round(by_encoder["torch"]["median_s"] / by_encoder["onnx"]["median_s"], 2)
+    # what embedding adds to a CLI call that never embeds (the decisive case), per encoder
+    out["embedding_overhead"] = {
+        e: round(out["ask"][e]["median_s"] / out["decisive"][e]["median_s"], 2) for e in ENCODERS
+    }
     return out
 
 

@@ -241,6 +241,10 @@ class OnnxEmbedder:
         )
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        # no busy-waiting between ops: on a shared 2-core machine spinning threads steal the CPU
+        # the other thread needs (measured: half the wall time of a build under load)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         session = ort.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
         self._output = names.index("last_hidden_state") if "last_hidden_state" in names else 0
