@@ -101,7 +101,8 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print the DESIGN §4b JSON object.")] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
-    from bot.ingest import build_report
+    from bot.ingest import build_report, decode, normalize
+    from bot.model import LogFile
     from bot.render.progress import busy, input_progress
 
     sizes: list[int] = []
@@ -127,8 +128,8 @@ def diagnose(
             if not data or data.isspace():
                 empty.append((shown, data))
                 continue
-            try:
-                logs.extend(report_from_bytes([(shown, data)]).files)
+            try:  # as report_from_bytes does, file by file (and without classifying each file alone)
+                logs.append(LogFile(name=shown, text=normalize(decode(data))))
             except IngestError as exc:
                 fail(f"{name}: {exc}")
             progress.advance(size or len(data))
