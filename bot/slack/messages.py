@@ -44,16 +44,32 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
         placeholder_ts: str | None = None
 
         def reply(message: render.Message) -> None:
+            """Replace the placeholder; if that fails (after the client's retries), post the answer
+            anew and remove the placeholder, so no answer is lost and none is left half-done."""
             if placeholder_ts:
-                client.chat_update(channel=channel, ts=placeholder_ts, **message.kwargs())
-            else:
-                client.chat_postMessage(channel=channel, thread_ts=thread, **message.kwargs())
+                try:
+                    client.chat_update(channel=channel, ts=placeholder_ts, **message.kwargs())
+                    return
+                except Exception as exc:  # noqa: BLE001 - SlackApiError (ok:false) or a transport error
+                    deps.metrics.api_errors.labels(method="chat.update").inc()
+                    log.warning("event %s: chat.update failed (%s); posting the answer anew", event_id, exc)
+            client.chat_postMessage(channel=channel, thread_ts=thread, **message.kwargs())
+            if placeholder_ts:
+                try:
+                    client.chat_delete(channel=channel, ts=placeholder_ts)
+                except Exception as exc:  # noqa: BLE001 - a stale "working on it" is only cosmetic
+                    deps.metrics.api_errors.labels(method="chat.delete").inc()
+                    log.warning("event %s: could not remove the placeholder (%s)", event_id, exc)
 
         try:
             if surface != "passive":  # at once, before downloads and the engine: the user sees we're on it
-                placeholder_ts = client.chat_postMessage(
-                    channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
-                )["ts"]
+                try:
+                    placeholder_ts = client.chat_postMessage(
+                        channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
+                    )["ts"]
+                except Exception as exc:  # noqa: BLE001 - the answer is still worth computing and posting
+                    deps.metrics.api_errors.labels(method="chat.postMessage").inc()
+                    log.warning("event %s: placeholder not posted (%s); answering without it", event_id, exc)
             report = gather_report(deps, event, client, context, surface)
             if report is None:
                 if surface != "passive":

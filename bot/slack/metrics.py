@@ -16,6 +16,12 @@ class Metrics:
             "traindoc_slack_answers", "Answers posted", ["surface", "verdict"], registry=self.registry
         )
         self.failures = Counter("traindoc_slack_failures", "Listeners that failed", ["surface"], registry=self.registry)
+        self.api_errors = Counter(
+            "traindoc_slack_api_errors", "Web API calls that failed after retries", ["method"], registry=self.registry
+        )
+        self.api_retries = Counter(
+            "traindoc_slack_api_retries", "Web API calls retried", ["reason"], registry=self.registry
+        )
         self.latency = Histogram(
             "traindoc_slack_answer_seconds",
             "From receiving an event to posting its answer",

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
 
 from bot.settings import Settings
 from bot.slack.app import build_client, create_app
@@ -27,7 +32,8 @@ def test_http_mode_needs_the_signing_secret():
 def test_api_url_gets_the_trailing_slash_and_rate_limit_retries():
     client = build_client(Settings(SLACK_BOT_TOKEN="xoxb-1-x", slack_api_url="http://127.0.0.1:9/api"))
     assert client.base_url == "http://127.0.0.1:9/api/"
-    assert any(type(h).__name__ == "RateLimitErrorRetryHandler" for h in client.retry_handlers)
+    kinds = (RateLimitErrorRetryHandler, ServerErrorRetryHandler, ConnectionErrorRetryHandler)
+    assert all(any(isinstance(h, kind) for h in client.retry_handlers) for kind in kinds)
 
 
 def test_create_app_makes_no_slack_call():
