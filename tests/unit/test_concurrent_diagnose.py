@@ -39,3 +39,30 @@ def test_eight_threads_diagnose_one_megabyte_logs_at_once(fixture_engine):
     for t in threads:
         t.join()
     assert outcomes == dict.fromkeys(range(8), "ok")
+
+
+def test_eight_threads_scan_one_megabyte_at_once():
+    """The scanner itself: Hyperscan releases the GIL while scanning, so a shared scratch would fail
+    with "scratch in use"; each thread gets its own."""
+    from index.scanner import MultiScanner
+
+    scanner = MultiScanner([r"illegal memory access", r"step \d+ loss", r"rank[0-7]"])
+    data = _log(0).encode()
+    expected = len(scanner.scan_offsets(data))
+    barrier = threading.Barrier(8)
+    outcomes: dict[int, object] = {}
+
+    def work(i: int) -> None:
+        barrier.wait()
+        try:
+            counts = {len(scanner.scan_offsets(data)) for _ in range(10)}
+            outcomes[i] = "ok" if counts == {expected} else counts
+        except Exception as exc:  # noqa: BLE001 - recorded and asserted below
+            outcomes[i] = exc
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes == dict.fromkeys(range(8), "ok")
