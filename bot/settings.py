@@ -52,7 +52,9 @@ class Settings(BaseSettings):
     # Passive channels answer only confident matches; optionally demand more than the engine's threshold.
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
-    listener_threads: int = 8
+    listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
+    worker_threads: int = 4  # downloads and diagnoses of messages (slow), bot.slack.workers
+    work_queue_size: int = 32  # reports waiting for a worker; beyond it users hear "busy, retrying"
 
     def resolved_index_dir(self) -> Path:
         return self.index_dir or default_cache_dir() / "index"

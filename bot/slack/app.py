@@ -22,6 +22,7 @@ from bot.slack.dedup import dedup_middleware
 from bot.slack.deps import Deps, log
 from bot.slack.metrics import Metrics
 from bot.slack.retry import retry_handlers
+from bot.slack.workers import WorkerPool
 from bot.store.base import Store
 
 
@@ -46,6 +47,7 @@ def create_app(
     store: Store | None = None,
     engine: DiagnosisEngine | None = None,
     metrics: Metrics | None = None,
+    pool: WorkerPool | None = None,
 ) -> App:
     if engine is None:
         from bot.diagnose import Engine  # the pipeline, built only when nobody injected one
@@ -56,7 +58,8 @@ def create_app(
 
         store = store_from_settings(settings)
     metrics = metrics or Metrics()
-    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics)
+    pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
+    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(
         client=client or build_client(settings, metrics),

@@ -1,4 +1,4 @@
-"""A small threaded HTTP server for the Bolt app: POST /slack/events, GET /healthz, GET /metrics.
+"""A small threaded HTTP server for the Bolt app: POST /slack/events, GET /healthz, /readyz, /metrics.
 
 Standard library only, so HTTP mode needs no web framework; Bolt verifies signatures and acks.
 """
@@ -12,20 +12,31 @@ from urllib.parse import urlsplit
 from slack_bolt import App, BoltRequest
 
 from bot.slack.metrics import Metrics
+from bot.slack.workers import WorkerPool
 
 EVENTS_PATH = "/slack/events"
 MAX_BODY_BYTES = 1 << 20  # Slack payloads are small; refuse anything huge before reading it
 
 
-def make_http_server(app: App, metrics: Metrics, host: str, port: int) -> ThreadingHTTPServer:
+def make_http_server(
+    app: App, metrics: Metrics, host: str, port: int, *, pool: WorkerPool | None = None
+) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "traindoc"
 
         def do_GET(self) -> None:
             path = urlsplit(self.path).path
-            if path == "/healthz":
-                self._send(200, b"ok\n", "text/plain; charset=utf-8")
+            if path == "/healthz":  # alive: the work pool makes progress
+                if pool is not None and pool.stuck():
+                    self._send(503, b"stuck: queued work has not progressed\n", "text/plain; charset=utf-8")
+                else:
+                    self._send(200, b"ok\n", "text/plain; charset=utf-8")
+            elif path == "/readyz":  # ready for more: the work queue has room
+                if pool is not None and pool.full():
+                    self._send(503, b"busy: the work queue is full\n", "text/plain; charset=utf-8")
+                else:
+                    self._send(200, b"ready\n", "text/plain; charset=utf-8")
             elif path == "/metrics":
                 self._send(200, metrics.render(), "text/plain; version=0.0.4; charset=utf-8")
             else:

@@ -22,6 +22,7 @@ class Metrics:
         self.api_retries = Counter(
             "traindoc_slack_api_retries", "Web API calls retried", ["reason"], registry=self.registry
         )
+        self.busy = Counter("traindoc_slack_busy", "Reports that found the work queue full", registry=self.registry)
         self.latency = Histogram(
             "traindoc_slack_answer_seconds",
             "From receiving an event to posting its answer",

@@ -64,10 +64,13 @@ def serve(
     check_settings(settings, mode)
     from bot.slack.app import create_app
 
+    from bot.slack.workers import WorkerPool
+
     metrics = Metrics()
     if engine is None:
         engine = warmed_engine(settings)
-    app = create_app(settings, store=store, engine=engine, metrics=metrics)
+    pool = WorkerPool(settings.worker_threads, settings.work_queue_size)
+    app = create_app(settings, store=store, engine=engine, metrics=metrics, pool=pool)
     if mode == "socket":
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -78,7 +81,7 @@ def serve(
         return
     from bot.slack.http import make_http_server
 
-    server = make_http_server(app, metrics, host, port)
+    server = make_http_server(app, metrics, host, port, pool=pool)
     bound_host, bound_port = server.server_address[:2]
     log.info("traindoc listening on http://%s:%s/slack/events (healthz, metrics)", bound_host, bound_port)
     print(f"traindoc listening on http://{bound_host}:{bound_port}/slack/events", flush=True)
