@@ -43,7 +43,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
         if surface is None:
             return
         received = time.monotonic()
-        task = lambda: answer(event, body, client, context, surface, received)  # noqa: E731
+        task = lambda: answer(event, body, client, context, surface, received)
         if deps.pool.submit(task):
             return  # Bolt's listener thread is free again at once: commands and buttons still ack
         retry_when_busy(deps, task, client, event, surface, body.get("event_id", "?"))

@@ -63,7 +63,6 @@ def serve(
     """Block serving Slack until interrupted. Raises ConfigError before any network I/O."""
     check_settings(settings, mode)
     from bot.slack.app import create_app
-
     from bot.slack.workers import WorkerPool
 
     metrics = Metrics()

@@ -46,7 +46,7 @@ class WorkerPool:
                 self._busy += 1
             try:
                 task()
-            except Exception:  # noqa: BLE001 - a task reports its own failures; the worker lives on
+            except Exception:
                 log.exception("background task failed")
             finally:
                 with self._lock:
