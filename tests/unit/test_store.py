@@ -157,3 +157,32 @@ def test_store_from_settings_puts_claims_in_redis_when_configured(tmp_path):
         assert store.claim(key, ttl_s=5) and not store.claim(key, ttl_s=5)
     finally:
         store.close()
+
+
+def test_in_memory_sqlite_is_shared_by_threads():
+    import threading
+
+    from bot.store.sql import SqlStore
+
+    store = SqlStore("sqlite://")
+    results: list[bool] = []
+    threads = [threading.Thread(target=lambda: results.append(store.claim("event:1"))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False, False, False, True]  # one database: exactly one claim wins
+
+
+def test_sqlite_file_is_private(tmp_path):
+    import os
+    import stat
+
+    from bot.store.sql import SqlStore
+
+    old = os.umask(0o022)
+    try:
+        SqlStore(f"sqlite:///{tmp_path / 'sub' / 'traindoc.db'}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "sub" / "traindoc.db").stat().st_mode) == 0o600
