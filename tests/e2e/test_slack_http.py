@@ -144,7 +144,7 @@ def test_failed_update_posts_the_answer_anew_in_the_thread(bot):
     event = p.mention(logs.SHM_BUS_ERROR)
     bot.post_event(p.event_body(event))
     [delete] = bot.fake.wait_calls("chat.delete", timeout=30)  # the placeholder is removed...
-    placeholder, answer = _threaded_answers(bot.fake, event)
+    _placeholder, answer = _threaded_answers(bot.fake, event)
     assert logs.SHM_ENTRY in str(answer.args["blocks"])  # ...and the finished answer is not lost
     assert delete.args["ts"] == bot.fake.calls_to("chat.update")[0].args["ts"]
     assert "couldn't analyse this" not in str([c.args for c in bot.fake.calls])
