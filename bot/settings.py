@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
     listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
+    metrics_host: str = "0.0.0.0"  # /metrics listens apart from the events port (HTTP mode)
+    metrics_port: int | None = 9090
     worker_threads: int = 4  # downloads and diagnoses of messages (slow), bot.slack.workers
     work_queue_size: int = 32  # reports waiting for a worker; beyond it users hear "busy, retrying"
 

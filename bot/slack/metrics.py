@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector, generate_latest
 
 
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)  # RSS, CPU, open fds of this process
         self.events = Counter("traindoc_slack_events", "Slack events received", ["type"], registry=self.registry)
         self.duplicates = Counter(
             "traindoc_slack_duplicates", "Deliveries dropped as duplicates", ["key"], registry=self.registry

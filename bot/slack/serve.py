@@ -78,15 +78,23 @@ def serve(
         log.info("traindoc connected over Socket Mode")
         handler.start()
         return
-    from bot.slack.http import make_http_server
+    from bot.slack.http import HttpServers, make_http_servers
 
-    server = make_http_server(app, metrics, host, port, pool=pool)
-    bound_host, bound_port = server.server_address[:2]
-    log.info("traindoc listening on http://%s:%s/slack/events (healthz, metrics)", bound_host, bound_port)
-    print(f"traindoc listening on http://{bound_host}:{bound_port}/slack/events", flush=True)
+    servers = make_http_servers(
+        app, metrics, host, port, metrics_host=settings.metrics_host, metrics_port=settings.metrics_port, pool=pool
+    ).start()
+    bound = HttpServers.port_of(servers.events)
+    where = (
+        f"metrics on {settings.metrics_host}:{HttpServers.port_of(servers.metrics)}"
+        if servers.metrics
+        else "no metrics port"
+    )
+    log.info("traindoc listening on http://%s:%s/slack/events (healthz, readyz); %s", host, bound, where)
+    print(f"traindoc listening on http://{host}:{bound}/slack/events", flush=True)
     try:
-        server.serve_forever()
+        while servers.running():
+            time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        servers.stop()

@@ -11,7 +11,7 @@ import urllib.request
 from bot.redact import redact
 from bot.slack import messages
 from bot.slack.app import create_app
-from bot.slack.http import make_http_server
+from bot.slack.http import HttpServers, make_http_servers
 from bot.slack.metrics import Metrics
 from bot.slack.workers import WorkerPool
 from tests.fakes import logs
@@ -71,10 +71,8 @@ def test_healthz_reports_a_stuck_pool_and_readyz_a_full_one(fake_slack, store):
     gate = threading.Event()
     pool = WorkerPool(1, 1, stuck_after_s=0.1)
     app = create_app(test_settings(fake_slack), store=store, engine=FakeEngine(), metrics=Metrics(), pool=pool)
-    server = make_http_server(app, Metrics(), "127.0.0.1", 0, pool=pool)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    servers = make_http_servers(app, Metrics(), "127.0.0.1", 0, pool=pool).start()
+    base = f"http://127.0.0.1:{HttpServers.port_of(servers.events)}"
 
     def status(path: str) -> int:
         try:
@@ -96,5 +94,4 @@ def test_healthz_reports_a_stuck_pool_and_readyz_a_full_one(fake_slack, store):
         assert status("/healthz") == 200 and status("/readyz") == 200
     finally:
         gate.set()
-        server.shutdown()
-        server.server_close()
+        servers.stop()
