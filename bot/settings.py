@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     # Persistence
     database_url: str | None = None  # default: sqlite under the data dir
     redis_url: str | None = None
+    retention_days: int = Field(default=90, ge=1)  # answers and feedback older than this are purged
+    purge_interval_s: float = Field(default=3600.0, gt=0)
 
     # Slack
     slack_bot_token: SecretStr | None = Field(

@@ -57,6 +57,10 @@ class Claims(ABC):
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
         """True for the first caller of `key` within its TTL (across every replica sharing the store)."""
 
+    def purge_expired(self) -> int:
+        """Drop expired claims; the number dropped (stores whose claims expire by themselves: 0)."""
+        return 0
+
     def close(self) -> None:
         """Release connections."""
 
@@ -78,6 +82,10 @@ class History(ABC):
     @abstractmethod
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
         """Newest first."""
+
+    @abstractmethod
+    def purge_history(self, *, older_than_s: float) -> int:
+        """Delete answers and feedback older than `older_than_s` seconds; the number deleted."""
 
     def close(self) -> None:
         """Release connections."""
@@ -111,6 +119,12 @@ class SplitStore(Store):
 
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
         return self.history.list_feedback(limit)
+
+    def purge_expired(self) -> int:
+        return self.claims.purge_expired()
+
+    def purge_history(self, *, older_than_s: float) -> int:
+        return self.history.purge_history(older_than_s=older_than_s)
 
     def close(self) -> None:
         self.history.close()

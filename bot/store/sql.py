@@ -92,6 +92,12 @@ class SqlStore(Store):
         with self.engine.begin() as conn:
             return conn.execute(delete(claims).where(claims.c.expires_at <= self._clock())).rowcount
 
+    def purge_history(self, *, older_than_s: float) -> int:
+        cutoff = time.time() - older_than_s
+        with self.engine.begin() as conn:
+            gone = conn.execute(delete(feedback).where(feedback.c.created_at < cutoff)).rowcount
+            return gone + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
+
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         row = record.model_dump()
         row["payload"] = json.dumps(row["payload"])
