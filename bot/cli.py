@@ -582,15 +582,17 @@ def serve(
     http: Annotated[bool, typer.Option("--http", help="HTTP mode (needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET).")] = False,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "0.0.0.0",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 3000,
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")] = "info",
+    log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line.")] = False,
 ) -> None:
     """Run the Slack app."""
     if socket and http:
         fail("choose one of --socket and --http")
-    from bot.slack.serve import ConfigError
+    from bot.slack.serve import ConfigError, load_settings
     from bot.slack.serve import serve as run
 
     try:
-        run(Settings(), mode="http" if http else "socket", host=host, port=port)
+        run(load_settings(), mode="http" if http else "socket", host=host, port=port, log_level=log_level, log_json=log_json)
     except ConfigError as exc:
         fail(str(exc), 1)
 

@@ -29,8 +29,12 @@ def _scanner() -> tuple[tuple[Rule, ...], MultiScanner]:
     global _compiled
     with _lock:
         if _compiled is None:
+            from bot.settings import default_cache_dir
+
             rules = all_rules()
-            _compiled = (rules, MultiScanner([r.scan_pattern for r in rules]))
+            # the compiled Hyperscan database is cached on disk: seconds to compile, milliseconds to load
+            scanner = MultiScanner([r.scan_pattern for r in rules], cache_dir=default_cache_dir() / "hyperscan")
+            _compiled = (rules, scanner)
         return _compiled
 
 

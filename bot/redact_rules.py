@@ -90,9 +90,8 @@ def _not_placeholder(value: str) -> bool:
     low = v.lower()
     if low in _PLACEHOLDERS or v.startswith(("[REDACTED", "$", "<", "%(", "{{", "os.environ", "getenv")):
         return False
-    if set(v) <= set("*xX.-_") or (v.startswith("[") and v.endswith("]") and v[1:-1].isupper()):
-        return False  # ****, xxxx, [PAD]
-    return True
+    # ****, xxxx, [PAD]
+    return not (set(v) <= set("*xX.-_") or (v.startswith("[") and v.endswith("]") and v[1:-1].isupper()))
 
 
 def credential_value(name: str, value: str) -> bool:
@@ -103,10 +102,8 @@ def credential_value(name: str, value: str) -> bool:
     if _DOTTED.fullmatch(value):
         return False
     if _STRICT_NAME.search(name):
-        low = name.lower()
-        if low.endswith(("token", "tokens", "token_id")) and not _token_like(value) and len(value) < 12:
-            return False  # eos_token=</s>, pad_token=[PAD], unk_token=UNK
-        return True
+        # eos_token=</s>, pad_token=[PAD], unk_token=UNK: short, plain values of *_token names are kept
+        return not (name.lower().endswith("token") and not _token_like(value) and len(value) < 12)
     return _token_like(value)
 
 

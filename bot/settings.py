@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     # Persistence
     database_url: str | None = None  # default: sqlite under the data dir
     redis_url: str | None = None
+    retention_days: int = Field(default=90, ge=1)  # answers and feedback older than this are purged
+    purge_interval_s: float = Field(default=3600.0, gt=0)
 
     # Slack
     slack_bot_token: SecretStr | None = Field(
@@ -59,7 +61,11 @@ class Settings(BaseSettings):
     # Passive channels answer only confident matches; optionally demand more than the engine's threshold.
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
-    listener_threads: int = 8
+    listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
+    metrics_host: str = "0.0.0.0"  # /metrics listens apart from the events port (HTTP mode)
+    metrics_port: int | None = 9090
+    worker_threads: int = 4  # downloads and diagnoses of messages (slow), bot.slack.workers
+    work_queue_size: int = 32  # reports waiting for a worker; beyond it users hear "busy, retrying"
 
     @field_validator("calibration")
     @classmethod

@@ -12,7 +12,6 @@ from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from bot.model import DiagnosisEngine
 from bot.redact import redact
@@ -22,20 +21,20 @@ from bot.slack import actions, commands, home, messages, registry
 from bot.slack.dedup import dedup_middleware
 from bot.slack.deps import Deps, log
 from bot.slack.metrics import Metrics
+from bot.slack.retry import retry_handlers
+from bot.slack.workers import WorkerPool
 from bot.store.base import Store
 
-RATE_LIMIT_RETRIES = 3
 
-
-def build_client(settings: Settings) -> WebClient:
-    """The Web API client: bot token, optional other base URL, retries on 429 (Retry-After) and resets."""
+def build_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
+    """The Web API client: bot token, optional other base URL, retries (bot.slack.retry) counted in `metrics`."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     kwargs: dict[str, Any] = {}
     if settings.slack_api_url:
         kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"  # WebClient needs the trailing slash
     return WebClient(
         token=token,
-        retry_handlers=[ConnectionErrorRetryHandler(), RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)],
+        retry_handlers=retry_handlers(metrics),
         logger=logging.getLogger("traindoc.slack.web"),
         **kwargs,
     )
@@ -48,6 +47,7 @@ def create_app(
     store: Store | None = None,
     engine: DiagnosisEngine | None = None,
     metrics: Metrics | None = None,
+    pool: WorkerPool | None = None,
 ) -> App:
     if engine is None:
         from bot.diagnose import Engine  # the pipeline, built only when nobody injected one
@@ -57,10 +57,12 @@ def create_app(
         from bot.store import store_from_settings
 
         store = store_from_settings(settings)
-    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics or Metrics())
+    metrics = metrics or Metrics()
+    pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
+    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(
-        client=client or build_client(settings),
+        client=client or build_client(settings, metrics),
         signing_secret=secret,
         # Socket Mode has no signatures; HTTP mode refuses to start without a secret (serve.py).
         request_verification_enabled=bool(secret),

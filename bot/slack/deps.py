@@ -11,6 +11,7 @@ from bot.model import DiagnosisEngine
 from bot.redact import redact
 from bot.settings import Settings
 from bot.slack.metrics import Metrics
+from bot.slack.workers import WorkerPool
 from bot.store.base import Store
 from kb.schema import Entry
 
@@ -28,6 +29,7 @@ class Deps:
     engine: DiagnosisEngine
     store: Store
     metrics: Metrics = field(default_factory=Metrics)
+    pool: WorkerPool = field(default_factory=lambda: WorkerPool(4, 32))  # slow work, off Bolt's threads
     _titles: dict[str, str] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

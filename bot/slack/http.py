@@ -1,71 +1,158 @@
-"""A small threaded HTTP server for the Bolt app: POST /slack/events, GET /healthz, GET /metrics.
+"""HTTP mode on a production server: Bolt's Starlette adapter served by uvicorn.
 
-Standard library only, so HTTP mode needs no web framework; Bolt verifies signatures and acks.
+Two listeners: the events port (POST /slack/events, GET /healthz, GET /readyz), reachable by Slack,
+and a separate metrics port (GET /metrics, Prometheus text with process metrics) that stays inside
+the cluster. Bolt's dispatch (signature check, ack) runs on a worker thread, never on the event loop.
+Bodies are capped before they are read; keep-alive and connection counts are bounded by uvicorn.
 """
 
 from __future__ import annotations
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import urlsplit
+import asyncio
+import threading
+from dataclasses import dataclass
 
-from slack_bolt import App, BoltRequest
+import uvicorn
+from slack_bolt import App
+from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
 from bot.slack.metrics import Metrics
+from bot.slack.workers import WorkerPool
 
 EVENTS_PATH = "/slack/events"
 MAX_BODY_BYTES = 1 << 20  # Slack payloads are small; refuse anything huge before reading it
+KEEP_ALIVE_S = 5
+MAX_CONNECTIONS = 256  # beyond it uvicorn answers 503 instead of holding a thread per socket
+TEXT = "text/plain; charset=utf-8"
 
 
-def make_http_server(app: App, metrics: Metrics, host: str, port: int) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        server_version = "traindoc"
+def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_BODY_BYTES) -> Starlette:
+    async def events(request: Request) -> Response:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > max_body):
+            return PlainTextResponse(
+                "bad or too large Content-Length\n", status_code=413 if declared.isdigit() else 400
+            )
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_body:
+                return PlainTextResponse("payload too large\n", status_code=413)
+        try:
+            bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return PlainTextResponse("body is not UTF-8\n", status_code=400)
+        timestamp = request.headers.get("x-slack-request-timestamp", "")
+        if not timestamp.isdigit():  # Bolt would fail on int() with a 500; this is an unsigned request
+            return PlainTextResponse("invalid or missing request timestamp\n", status_code=401)
+        bolt_request = to_bolt_request(request, bytes(body))
+        try:
+            bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        except ValueError:  # e.g. a non-numeric X-Slack-Request-Timestamp
+            return PlainTextResponse("invalid request\n", status_code=401)
+        return to_starlette_response(bolt_response)
 
-        def do_GET(self) -> None:
-            path = urlsplit(self.path).path
-            if path == "/healthz":
-                self._send(200, b"ok\n", "text/plain; charset=utf-8")
-            elif path == "/metrics":
-                self._send(200, metrics.render(), "text/plain; version=0.0.4; charset=utf-8")
-            else:
-                self._send(404, b"not found\n", "text/plain; charset=utf-8")
+    async def healthz(_request: Request) -> Response:
+        if pool is not None and pool.stuck():
+            return PlainTextResponse("stuck: queued work has not progressed\n", status_code=503)
+        return PlainTextResponse("ok\n")
 
-        def do_POST(self) -> None:
-            url = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
-            if url.path != EVENTS_PATH:
-                self._send(404, b"not found\n", "text/plain; charset=utf-8")
-                return
-            if length > MAX_BODY_BYTES:
-                self._send(413, b"payload too large\n", "text/plain; charset=utf-8")
-                return
-            raw = self.rfile.read(length).decode("utf-8")
-            headers: dict[str, list[str]] = {}
-            for key, value in self.headers.items():
-                headers.setdefault(key.lower(), []).append(value)
-            response = app.dispatch(BoltRequest(body=raw, query=url.query, headers=headers))
-            body = (response.body or "").encode("utf-8")
-            self.send_response(response.status)
-            for key, values in response.headers.items():
-                if key.lower() == "content-length":
-                    continue
-                for value in values:
-                    self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    async def readyz(_request: Request) -> Response:
+        if pool is not None and pool.full():
+            return PlainTextResponse("busy: the work queue is full\n", status_code=503)
+        return PlainTextResponse("ready\n")
 
-        def _send(self, status: int, body: bytes, content_type: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    return Starlette(
+        routes=[
+            Route(EVENTS_PATH, events, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+        ]
+    )
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    return server
+def metrics_app(metrics: Metrics) -> Starlette:
+    async def render(_request: Request) -> Response:
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    return Starlette(routes=[Route("/metrics", render, methods=["GET"])])
+
+
+def _config(asgi: Starlette, host: str, port: int) -> uvicorn.Config:
+    return uvicorn.Config(
+        asgi,
+        host=host,
+        port=port,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        limit_concurrency=MAX_CONNECTIONS,
+        h11_max_incomplete_event_size=64 << 10,  # headers: a slow or huge header block is cut off
+        log_config=None,  # serve configures logging; uvicorn logs through it
+        access_log=False,
+        lifespan="off",
+    )
+
+
+@dataclass
+class HttpServers:
+    """The events server and the metrics server, run together on one event loop in a thread."""
+
+    events: uvicorn.Server
+    metrics: uvicorn.Server | None
+    _thread: threading.Thread | None = None
+
+    def start(self) -> HttpServers:
+        self._thread = threading.Thread(target=self.run, name="traindoc-http", daemon=True)
+        self._thread.start()
+        for server in self._servers():
+            while not server.started:
+                if not self._thread.is_alive():
+                    raise OSError("the HTTP server could not start (is the port in use?)")
+                self._thread.join(0.01)
+        return self
+
+    def run(self) -> None:
+        """Serve until stop() (or SIGINT/SIGTERM when run in the main thread)."""
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        await asyncio.gather(*(s.serve() for s in self._servers()))
+
+    def _servers(self) -> list[uvicorn.Server]:
+        return [self.events] + ([self.metrics] if self.metrics is not None else [])
+
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        for server in self._servers():
+            server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+
+    @staticmethod
+    def port_of(server: uvicorn.Server) -> int:
+        return server.servers[0].sockets[0].getsockname()[1]
+
+
+def make_http_servers(
+    app: App,
+    metrics: Metrics,
+    host: str,
+    port: int,
+    *,
+    metrics_host: str = "127.0.0.1",
+    metrics_port: int | None = None,
+    pool: WorkerPool | None = None,
+) -> HttpServers:
+    events = uvicorn.Server(_config(events_app(app, pool=pool), host, port))
+    events.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    metrics_server = None
+    if metrics_port is not None:
+        metrics_server = uvicorn.Server(_config(metrics_app(metrics), metrics_host, metrics_port))
+        metrics_server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    return HttpServers(events, metrics_server)

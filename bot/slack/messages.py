@@ -7,6 +7,7 @@ answer. Passive channels get no placeholder and no answer unless a pasted log ma
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,6 +24,10 @@ from bot.slack.files import FileDownloadError, FileOrigins, download_text, file_
 from bot.slack.records import record_answer
 
 FAILURE_TEXT = "Sorry, I couldn't analyse this (an internal error). Try again, or paste the log as a file."
+BUSY_TEXT = "I'm busy with other logs right now: yours is next, I'll retry in a few seconds."
+GAVE_UP_TEXT = "Still too busy to read this one, sorry. Please mention me again in a few minutes."
+BUSY_RETRY_S = 5.0
+BUSY_RETRIES = 12  # a minute of retries
 THREAD_HISTORY_LIMIT = 200
 
 
@@ -37,23 +42,47 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
         surface = context.get("surface")
         if surface is None:
             return
-        started = time.monotonic()
+        received = time.monotonic()
+        task = lambda: answer(event, body, client, context, surface, received)
+        if deps.pool.submit(task):
+            return  # Bolt's listener thread is free again at once: commands and buttons still ack
+        retry_when_busy(deps, task, client, event, surface, body.get("event_id", "?"))
+
+    def answer(
+        event: dict[str, Any], body: dict[str, Any], client: WebClient, context: Any, surface: str, started: float
+    ) -> None:
         event_id = body.get("event_id", "?")
         channel = event["channel"]
         thread = events.reply_thread(event, surface)
         placeholder_ts: str | None = None
 
         def reply(message: render.Message) -> None:
+            """Replace the placeholder; if that fails (after the client's retries), post the answer
+            anew and remove the placeholder, so no answer is lost and none is left half-done."""
             if placeholder_ts:
-                client.chat_update(channel=channel, ts=placeholder_ts, **message.kwargs())
-            else:
-                client.chat_postMessage(channel=channel, thread_ts=thread, **message.kwargs())
+                try:
+                    client.chat_update(channel=channel, ts=placeholder_ts, **message.kwargs())
+                    return
+                except Exception as exc:  # noqa: BLE001 - SlackApiError (ok:false) or a transport error
+                    deps.metrics.api_errors.labels(method="chat.update").inc()
+                    log.warning("event %s: chat.update failed (%s); posting the answer anew", event_id, exc)
+            client.chat_postMessage(channel=channel, thread_ts=thread, **message.kwargs())
+            if placeholder_ts:
+                try:
+                    client.chat_delete(channel=channel, ts=placeholder_ts)
+                except Exception as exc:  # noqa: BLE001 - a stale "working on it" is only cosmetic
+                    deps.metrics.api_errors.labels(method="chat.delete").inc()
+                    log.warning("event %s: could not remove the placeholder (%s)", event_id, exc)
 
         try:
             if surface != "passive":  # at once, before downloads and the engine: the user sees we're on it
-                placeholder_ts = client.chat_postMessage(
-                    channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
-                )["ts"]
+                try:
+                    placeholder_ts = client.chat_postMessage(
+                        channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
+                    )["ts"]
+                except Exception as exc:  # noqa: BLE001 - the answer is still worth computing and posting
+                    deps.metrics.api_errors.labels(method="chat.postMessage").inc()
+                    log.warning("event %s: placeholder not posted (%s); answering without it", event_id, exc)
             report = gather_report(deps, event, client, context, surface)
             if report is None:
                 if surface != "passive":
@@ -91,6 +120,42 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
                     log_failure("event %s: could not post the failure notice", event_id)
 
     return on_message
+
+
+def retry_when_busy(
+    deps: Deps, task: Callable[[], None], client: WebClient, event: Mapping[str, Any], surface: str, event_id: str
+) -> None:
+    """The work queue is full: say so in the thread and retry a few times, never drop silently."""
+    deps.metrics.busy.inc()
+    log.warning("event %s: the work queue is full; retrying in %.0f s", event_id, BUSY_RETRY_S)
+    channel, thread = event["channel"], events.reply_thread(event, surface)
+
+    def say(text: str) -> None:
+        if surface == "passive":
+            return  # a passive channel hears only confident answers
+        try:
+            client.chat_postMessage(channel=channel, thread_ts=thread, **render.render_error(text).kwargs())
+        except Exception:  # noqa: BLE001 - the retry still runs; the failure is logged
+            log_failure("event %s: could not post the busy notice", event_id)
+
+    say(BUSY_TEXT)
+
+    def attempt(left: int) -> None:
+        if deps.pool.submit(task):
+            return
+        if left <= 0:
+            log.error("event %s: still busy after %d retries; giving up", event_id, BUSY_RETRIES)
+            say(GAVE_UP_TEXT)
+            return
+        _later(BUSY_RETRY_S, attempt, left - 1)
+
+    _later(BUSY_RETRY_S, attempt, BUSY_RETRIES - 1)
+
+
+def _later(delay: float, fn: Callable[[int], None], arg: int) -> None:
+    timer = threading.Timer(delay, fn, args=(arg,))
+    timer.daemon = True
+    timer.start()
 
 
 def confident_enough_for_passive(deps: Deps, diagnosis: Diagnosis) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Literal
 
@@ -38,6 +39,39 @@ def _present(value: object) -> bool:
     return bool(secret() if secret else value)
 
 
+def load_settings() -> Settings:
+    """Settings from the environment; a mistake is one ConfigError line naming the variable."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"TRAINDOC_{str(e['loc'][0]).upper()}: {e['msg']} (got {str(e.get('input'))[:40]!r})" for e in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def start_purger(store: Store, settings: Settings) -> threading.Thread:
+    """Every `purge_interval_s`: drop expired dedup claims and answers older than `retention_days`."""
+
+    def loop() -> None:
+        while True:
+            try:
+                claims = store.purge_expired()
+                old = store.purge_history(older_than_s=settings.retention_days * 86400)
+                log.info(
+                    "purged %d expired claims and %d answers older than %d days", claims, old, settings.retention_days
+                )
+            except Exception:
+                log.exception("purge failed")
+            time.sleep(settings.purge_interval_s)
+
+    thread = threading.Thread(target=loop, name="traindoc-purge", daemon=True)
+    thread.start()
+    return thread
+
+
 def warmed_engine(settings: Settings) -> DiagnosisEngine:
     """Build the engine and pay its one-time costs (index, model) before Slack traffic arrives."""
     from bot.diagnose import Engine
@@ -45,8 +79,14 @@ def warmed_engine(settings: Settings) -> DiagnosisEngine:
 
     log.info("loading the knowledge base, index and model…")
     started = time.monotonic()
-    engine = Engine.from_settings(settings)
-    engine.diagnose(report_from_text("warm-up: why does training hang at the first allreduce?", origin="warmup"))
+    try:
+        engine = Engine.from_settings(settings)
+        engine.diagnose(report_from_text("warm-up: why does training hang at the first allreduce?", origin="warmup"))
+    except OSError as exc:  # e.g. an unwritable or missing index directory
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise ConfigError(
+            f"cannot prepare the index{where}: {exc.strerror or exc}; set TRAINDOC_INDEX_DIR to a writable directory"
+        ) from None
     log.info("engine ready in %.1f s", time.monotonic() - started)
     return engine
 
@@ -59,32 +99,64 @@ def serve(
     port: int = 3000,
     engine: DiagnosisEngine | None = None,
     store: Store | None = None,
+    log_level: str = "info",
+    log_json: bool = False,
 ) -> None:
     """Block serving Slack until interrupted. Raises ConfigError before any network I/O."""
+    from bot.slack.logging_setup import configure_logging
+
+    try:
+        configure_logging(log_level, json_lines=log_json)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     check_settings(settings, mode)
     from bot.slack.app import create_app
+    from bot.slack.workers import WorkerPool
 
     metrics = Metrics()
     if engine is None:
         engine = warmed_engine(settings)
-    app = create_app(settings, store=store, engine=engine, metrics=metrics)
+    pool = WorkerPool(settings.worker_threads, settings.work_queue_size)
+    if store is None:
+        from bot.store import store_from_settings
+
+        store = store_from_settings(settings)
+    app = create_app(settings, store=store, engine=engine, metrics=metrics, pool=pool)
+    start_purger(store, settings)
     if mode == "socket":
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         assert settings.slack_app_token is not None
         handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        try:
+            handler.connect()
+        except Exception as exc:  # noqa: BLE001 - any failure to open the socket is a setup problem
+            raise ConfigError(f"cannot connect to Slack over Socket Mode: {type(exc).__name__}: {exc}"[:300]) from None
         log.info("traindoc connected over Socket Mode")
-        handler.start()
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            handler.close()
         return
-    from bot.slack.http import make_http_server
+    from bot.slack.http import HttpServers, make_http_servers
 
-    server = make_http_server(app, metrics, host, port)
-    bound_host, bound_port = server.server_address[:2]
-    log.info("traindoc listening on http://%s:%s/slack/events (healthz, metrics)", bound_host, bound_port)
-    print(f"traindoc listening on http://{bound_host}:{bound_port}/slack/events", flush=True)
+    servers = make_http_servers(
+        app, metrics, host, port, metrics_host=settings.metrics_host, metrics_port=settings.metrics_port, pool=pool
+    ).start()
+    bound = HttpServers.port_of(servers.events)
+    where = (
+        f"metrics on {settings.metrics_host}:{HttpServers.port_of(servers.metrics)}"
+        if servers.metrics
+        else "no metrics port"
+    )
+    log.info("traindoc listening on http://%s:%s/slack/events (healthz, readyz); %s", host, bound, where)
+    print(f"traindoc listening on http://{host}:{bound}/slack/events", flush=True)
     try:
-        server.serve_forever()
+        while servers.running():
+            time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        servers.stop()

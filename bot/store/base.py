@@ -65,6 +65,10 @@ class Claims(ABC):
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
         """True for the first caller of `key` within its TTL (across every replica sharing the store)."""
 
+    def purge_expired(self) -> int:
+        """Drop expired claims; the number dropped (stores whose claims expire by themselves: 0)."""
+        return 0
+
     def close(self) -> None:
         """Release connections."""
 
@@ -94,6 +98,10 @@ class History(ABC):
     @abstractmethod
     def feedback_since(self, since: float) -> list[Feedback]:
         """Feedback created at or after `since`, oldest first."""
+
+    @abstractmethod
+    def purge_history(self, *, older_than_s: float) -> int:
+        """Delete answers and feedback older than `older_than_s` seconds; the number deleted."""
 
     def close(self) -> None:
         """Release connections."""
@@ -133,6 +141,12 @@ class SplitStore(Store):
 
     def feedback_since(self, since: float) -> list[Feedback]:
         return self.history.feedback_since(since)
+
+    def purge_expired(self) -> int:
+        return self.claims.purge_expired()
+
+    def purge_history(self, *, older_than_s: float) -> int:
+        return self.history.purge_history(older_than_s=older_than_s)
 
     def close(self) -> None:
         self.history.close()

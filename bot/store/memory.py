@@ -30,6 +30,24 @@ class MemoryStore(Store):
             self._claims[key] = now + ttl_s
             return True
 
+    def purge_expired(self) -> int:
+        now = self._clock()
+        with self._lock:
+            before = len(self._claims)
+            self._claims = {k: v for k, v in self._claims.items() if v > now}
+            return before - len(self._claims)
+
+    def purge_history(self, *, older_than_s: float) -> int:
+        cutoff = time.time() - older_than_s
+        with self._lock:
+            old = [k for k, r in self._records.items() if r.created_at < cutoff]
+            for k in old:
+                del self._records[k]
+            kept = [f for f in self._feedback if f.created_at >= cutoff]
+            gone = len(old) + len(self._feedback) - len(kept)
+            self._feedback = kept
+            return gone
+
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         with self._lock:
             self._records[record.id] = record

@@ -7,6 +7,7 @@ one transaction, and the primary key makes exactly one concurrent inserter win.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, Text, create_engine, delete, insert, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import StaticPool
 
 from bot.store import migrations
 from bot.store.base import CLAIM_TTL_S, DiagnosisRecord, Feedback, Store, new_id
@@ -64,8 +66,16 @@ class SqlStore(Store):
     def __init__(self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None):
         self._clock = clock
         parsed = make_url(url)
-        if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        sqlite = parsed.drivername.startswith("sqlite")
+        in_memory = sqlite and parsed.database in (None, "", ":memory:")
+        if sqlite and not in_memory:
+            path = Path(parsed.database)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # answers quote users' logs: the file is the service account's alone (created 0600, never widened)
+            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        if engine is None and in_memory:
+            # one connection shared by every thread: each new one would open its own empty database
+            engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
         self.engine = engine or create_engine(url, pool_pre_ping=True)
         migrations.upgrade(self.engine)
 
@@ -82,6 +92,12 @@ class SqlStore(Store):
     def purge_expired(self) -> int:
         with self.engine.begin() as conn:
             return conn.execute(delete(claims).where(claims.c.expires_at <= self._clock())).rowcount
+
+    def purge_history(self, *, older_than_s: float) -> int:
+        cutoff = time.time() - older_than_s
+        with self.engine.begin() as conn:
+            gone = conn.execute(delete(feedback).where(feedback.c.created_at < cutoff)).rowcount
+            return gone + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
 
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         row = record.model_dump()

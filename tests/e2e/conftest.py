@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.slack.app import create_app
-from bot.slack.http import make_http_server
+from bot.slack.http import HttpServers, make_http_servers
 from bot.slack.metrics import Metrics
 from bot.store.memory import MemoryStore
 from tests.fakes.engine import FakeEngine
@@ -46,6 +45,7 @@ class HttpBot:
     url: str
     store: MemoryStore
     metrics: Metrics
+    metrics_url: str = ""  # /metrics is served on its own port
 
     def post(
         self, raw: str, *, form: bool = False, headers: dict[str, str] | None = None, **sign: Any
@@ -63,8 +63,12 @@ class HttpBot:
         return self.post(json.dumps(body), **sign)[0]
 
     def get(self, path: str) -> tuple[int, bytes]:
-        with urllib.request.urlopen(self.url + path, timeout=10) as response:
-            return response.status, response.read()
+        base = self.metrics_url if path == "/metrics" else self.url
+        try:
+            with urllib.request.urlopen(base + path, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +76,17 @@ def http_bot(engine: Any) -> Iterator[HttpBot]:
     with FakeSlackAPI() as fake:
         store, metrics = MemoryStore(), Metrics()
         app = create_app(test_settings(fake), store=store, engine=engine, metrics=metrics)
-        server = make_http_server(app, metrics, "127.0.0.1", 0)
-        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-        thread.start()
+        servers = make_http_servers(app, metrics, "127.0.0.1", 0, metrics_port=0).start()
         try:
-            yield HttpBot(fake, f"http://127.0.0.1:{server.server_address[1]}", store, metrics)
+            yield HttpBot(
+                fake,
+                f"http://127.0.0.1:{HttpServers.port_of(servers.events)}",
+                store,
+                metrics,
+                metrics_url=f"http://127.0.0.1:{HttpServers.port_of(servers.metrics)}",
+            )
         finally:
-            server.shutdown()
-            server.server_close()
+            servers.stop()
 
 
 @pytest.fixture

@@ -139,13 +139,15 @@ def test_429_on_post_message_is_delivered_after_retry_after(bot):
     assert time.monotonic() - started >= 1.0
 
 
-def test_listener_exception_posts_the_short_error_in_the_thread(bot):
+def test_failed_update_posts_the_answer_anew_in_the_thread(bot):
     bot.fake.script("chat.update", status=200, body={"ok": False, "error": "internal_error"})
     event = p.mention(logs.SHM_BUS_ERROR)
     bot.post_event(p.event_body(event))
-    updates = bot.fake.wait_calls("chat.update", 2, timeout=30)
-    assert "couldn't analyse this" in updates[1].args["text"]
-    assert updates[1].args["channel"] == p.CHANNEL
+    [delete] = bot.fake.wait_calls("chat.delete", timeout=30)  # the placeholder is removed...
+    _placeholder, answer = _threaded_answers(bot.fake, event)
+    assert logs.SHM_ENTRY in str(answer.args["blocks"])  # ...and the finished answer is not lost
+    assert delete.args["ts"] == bot.fake.calls_to("chat.update")[0].args["ts"]
+    assert "couldn't analyse this" not in str([c.args for c in bot.fake.calls])
 
 
 def test_healthz_and_metrics(bot):

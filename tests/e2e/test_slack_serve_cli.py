@@ -35,6 +35,7 @@ def test_traindoc_serve_http_answers_a_signed_mention(engine, tmp_path):
             "TRAINDOC_SLACK_API_URL": fake.base_url,
             "TRAINDOC_INDEX_DIR": str(engine.index_dir),  # the session's index: no rebuild
             "TRAINDOC_DATABASE_URL": f"sqlite:///{tmp_path / 'traindoc.db'}",
+            "TRAINDOC_METRICS_PORT": "0",  # any free port: tests run side by side
         }
         env.pop("SLACK_APP_TOKEN", None)
         cmd = [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1", "--port", "0"]

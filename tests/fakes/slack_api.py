@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import itertools
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -69,6 +70,10 @@ class FakeSlackAPI(LoopbackServer):
         self._scripted: dict[str, list[Scripted]] = {}
         self._cond = threading.Condition()
         self._ts = itertools.count(1)
+        self.fault_rate = 0.0  # share of Web API calls answered 500 or 429 (load tests)
+        self.faults = 0
+        self._rng = random.Random(12)
+        self.file_delay_s = 0.0  # a slow file host (load tests)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -190,6 +195,17 @@ class FakeSlackAPI(LoopbackServer):
             _send_json(req, 200, {"ok": True})
             return
         method = url.path.removeprefix("/api/")
+        if self.fault_rate and method != "auth.test":
+            with self._cond:
+                fault = self._rng.random() < self.fault_rate
+                self.faults += fault
+            if fault:
+                self._record(Call(method, url.path, headers, {**args, "_fault": True}))
+                if self._rng.random() < 0.5:
+                    _send_json(req, 500, {"ok": False, "error": "internal_error"})
+                else:
+                    _send_json(req, 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "1"})
+                return
         with self._cond:
             scripted = self._scripted.get(method)
             answer = None
@@ -248,6 +264,8 @@ class FakeSlackAPI(LoopbackServer):
     def _serve_file(self, req: BaseHTTPRequestHandler, path: str, headers: dict[str, str]) -> None:
         name = path.rsplit("/", 1)[-1]
         self._record(Call("file", path, headers, {"name": name}))
+        if self.file_delay_s:
+            time.sleep(self.file_delay_s)
         found = self.files.get(name)
         authorized = headers.get("authorization") == f"Bearer {self.bot_token}"
         if found is None:

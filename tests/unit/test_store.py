@@ -169,3 +169,54 @@ def test_history_since_returns_every_team_oldest_first(store_and_clock):
     assert [r.created_at for r in mine] == [1e9 + 200, 1e9 + 300]
     feedback = [f for f in store.feedback_since(1e9 + 150) if f.diagnosis_id.startswith(f"d{tag}")]
     assert [f.created_at for f in feedback] == [1e9 + 200, 1e9 + 300] and feedback[0].note == "our NFS"
+
+
+def test_in_memory_sqlite_is_shared_by_threads():
+    import threading
+
+    from bot.store.sql import SqlStore
+
+    store = SqlStore("sqlite://")
+    results: list[bool] = []
+    threads = [threading.Thread(target=lambda: results.append(store.claim("event:1"))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False, False, False, True]  # one database: exactly one claim wins
+
+
+def test_sqlite_file_is_private(tmp_path):
+    import os
+    import stat
+
+    from bot.store.sql import SqlStore
+
+    old = os.umask(0o022)
+    try:
+        SqlStore(f"sqlite:///{tmp_path / 'sub' / 'traindoc.db'}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "sub" / "traindoc.db").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("kind", ["memory", "sql"])
+def test_purge_drops_expired_claims_and_old_history(kind, tmp_path):
+    import time as _time
+
+    from bot.store.base import DiagnosisRecord, Feedback
+    from bot.store.memory import MemoryStore
+    from bot.store.sql import SqlStore
+
+    clock = [1000.0]
+    store = MemoryStore(clock=lambda: clock[0]) if kind == "memory" else SqlStore("sqlite://", clock=lambda: clock[0])
+    store.claim("a", ttl_s=10)
+    store.claim("b", ttl_s=1000)
+    clock[0] += 100
+    assert store.purge_expired() == 1
+    old = _time.time() - 10 * 86400
+    store.record_diagnosis(DiagnosisRecord(team_id="T", verdict="match", confidence=0.9, created_at=old))
+    fresh = store.record_diagnosis(DiagnosisRecord(team_id="T", verdict="match", confidence=0.9))
+    store.add_feedback(Feedback(diagnosis_id=fresh.id, user="U", helpful=True, created_at=old))
+    assert store.purge_history(older_than_s=5 * 86400) == 2
+    assert [r.id for r in store.recent_diagnoses("T")] == [fresh.id] and store.list_feedback() == []
