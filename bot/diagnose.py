@@ -418,9 +418,12 @@ def _unexplained(text: str, harmless_lines: frozenset[int], kind: str) -> bool:
     """Does the input hold an error the harmless lines do not explain (an exception line)?"""
     if kind != "log":
         return False
-    position = 0
+    position = counted = 0
+    line = 1
     while (match := _EXCEPTION_LINE.search(text, position)) is not None:
-        if text.count("\n", 0, match.start()) + 1 not in harmless_lines:
+        line += text.count("\n", counted, match.start())  # incremental: one pass over a long log
+        counted = match.start()
+        if line not in harmless_lines:
             return True
         position = match.end() + 1
     return False
