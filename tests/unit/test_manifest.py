@@ -34,6 +34,7 @@ EVENT_SCOPES = {
 METHOD_SCOPES = {
     "chat_postMessage": {"chat:write"},
     "chat_update": {"chat:write"},
+    "chat_delete": {"chat:write"},  # removing a placeholder whose update failed: the bot's own message
     "conversations_replies": {"channels:history", "groups:history"},
     "views_open": set(),
     "views_publish": set(),
