@@ -90,7 +90,9 @@ def _compiled(pattern: str):
 
 
 def healthy_problems(kb: KnowledgeBase, logs: list[HealthyLog]) -> list[str]:
-    """Strong fingerprints of failure entries that match a line of a healthy log."""
+    """Strong fingerprints of failure entries that would fire on a healthy log: the line matches
+    and the entry's requires/excludes let it count there (a healthy line kept strong only beside a
+    failure line, e.g. "checkpoint about to be saved" with a watchdog timeout, is that pair)."""
     problems: list[str] = []
     for entry in kb.entries:
         if entry.kind != "failure":
@@ -100,6 +102,8 @@ def healthy_problems(kb: KnowledgeBase, logs: list[HealthyLog]) -> list[str]:
             if compiled is None:
                 continue
             for log in logs:
+                if gated_out(entry, log.text):
+                    continue
                 match = compiled.search(log.text)
                 if match is not None:
                     line = log.text.count("\n", 0, match.start()) + 1

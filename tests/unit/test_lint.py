@@ -99,6 +99,17 @@ def test_a_supporting_fingerprint_on_a_healthy_line_passes(tmp_path):
     assert healthy_problems(kb, healthy_logs(_healthy(tmp_path))) == []
 
 
+def test_a_healthy_line_strong_only_beside_a_failure_line_passes(tmp_path):
+    from kb.lint import healthy_logs, healthy_problems
+
+    gated = _ib_entry("strong") | {"requires": [r"Watchdog caught collective operation timeout"]}
+    kb = load_kb(write_kb(tmp_path / "kb", [gated | {"samples": ["first sample NET/IB : No device found Watchdog caught collective operation timeout", "x"]}]))
+    assert healthy_problems(kb, healthy_logs(_healthy(tmp_path))) == []
+    excluded = _ib_entry("strong") | {"excludes": [r"Init COMPLETE|NET/IB"]}
+    kb = load_kb(write_kb(tmp_path / "kb2", [excluded]))
+    assert healthy_problems(kb, healthy_logs(_healthy(tmp_path))) == []
+
+
 def test_benign_entries_may_match_healthy_lines(tmp_path):
     from kb.lint import healthy_logs, healthy_problems
 
