@@ -1,6 +1,5 @@
 """The bundled knowledge base passes the whole `traindoc kb lint` and answers the seed cases."""
 
-import pytest
 
 from bot.ingest import report_from_text
 from bot.kb_checks import ranking_problems
@@ -17,20 +16,10 @@ def test_static_lint_is_clean():
     assert {e.category for e in kb.entries} == set(CATEGORIES)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 11 item 2: with the healthy corpus of the trust-content branch, 8 strong fingerprints of bundled "
-    "failure entries match healthy lines (list: traindoc kb lint --hygiene). Remove this mark once the KB helpers demote them.",
-)
 def test_no_strong_failure_fingerprint_matches_a_healthy_log():
     assert healthy_problems(load_kb(), healthy_logs()) == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 13 item 6: bundled entries still have strong fingerprints matching other entries' samples; "
-    "the KB helpers gate them (list: traindoc kb lint --hygiene). Remove this mark once they are fixed.",
-)
 def test_no_strong_fingerprint_matches_another_entrys_sample():
     assert cross_entry_problems(load_kb()) == []
 
