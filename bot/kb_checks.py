@@ -33,11 +33,14 @@ def ranking_problems(engine: Engine, *, category: str | None = None, progress: C
         for k, sample in enumerate(entry.samples):
             skip = frozenset({vector_of[(index, "sample", k)]})
             ranked = engine.rank(normalize(sample), kind="log", skip_vectors=skip)
-            first = int(ranked.order[0])
+            # A failure's sample competes among failures only, as in `decide`: benign entries never
+            # take the answer, they fold into "also in this log (harmless)".
+            order = [int(i) for i in ranked.order if entry.kind == "benign" or engine.entries()[int(i)].kind == "failure"]
+            first = order[0]
             if first != index:
                 problems.append(RankProblem(entry.id, k, engine.entries()[first].id, "does not rank its own entry first"))
                 continue
-            runner = int(ranked.order[1]) if len(ranked.order) > 1 else None
+            runner = order[1] if len(order) > 1 else None
             if runner is not None and ranked.fused[runner] >= ranked.fused[index] - 1e-6:
                 problems.append(RankProblem(entry.id, k, engine.entries()[runner].id, "is claimed by another entry (tie)"))
         if progress:
