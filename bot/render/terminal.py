@@ -82,11 +82,17 @@ def render_match(diagnosis: Diagnosis) -> RenderableType:
     if entry.siblings:
         footer.append("Siblings: ", style="bold")
         footer.append(", ".join(entry.siblings) + "\n", style="dim")
-    for ref in entry.references:
-        footer.append(f"  {ref.title}: ", style="dim")
-        footer.append(f"{ref.url}\n", style="blue underline")
+    footer.append_text(_references(entry))
     parts.append(footer)
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="green")
+
+
+def _references(entry: Entry) -> Text:
+    refs = Text()
+    for ref in entry.references:
+        refs.append(f"  {ref.title}: ", style="dim")
+        refs.append(f"{ref.url}\n", style="blue underline")
+    return refs
 
 
 def render_abstain(diagnosis: Diagnosis) -> RenderableType:
@@ -135,11 +141,7 @@ def render_benign(diagnosis: Diagnosis) -> RenderableType:
     parts.append(_numbered("To silence it:", entry.fix, "bold"))
     if len(diagnosis.results) > 1:
         parts.append(Text("Also harmless here: " + ", ".join(c.title for c in diagnosis.results[1:5]), style="dim"))
-    refs = Text()
-    for ref in entry.references:
-        refs.append(f"  {ref.title}: ", style="dim")
-        refs.append(f"{ref.url}\n", style="blue underline")
-    parts.append(refs)
+    parts.append(_references(entry))
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="blue")
 
 
