@@ -1,5 +1,5 @@
 """`traindoc eval`: run every case through `Engine.diagnose` (the production path) and score it
-(DESIGN §4): per retriever top-1/top-3/MRR, answered share and precision on the positives, the
+(docs/eval.md): per retriever top-1/top-3/MRR, answered share and precision on the positives, the
 false-answer rate on negatives (`label: none`), latency, and a precision/coverage table."""
 
 from __future__ import annotations

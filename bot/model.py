@@ -1,7 +1,7 @@
 """The frozen types that flow through the pipeline, shared by the pipeline, renderers and surfaces.
 
 Renderers import these, never the pipeline. `Diagnosis.to_json()` is the stable machine-readable
-contract of DESIGN §4b.
+contract of docs/json.md (bot/contract.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Static checks of the knowledge base: everything that needs no retrieval (DESIGN §2).
+"""Static checks of the knowledge base: everything that needs no retrieval (docs/kb-authoring.md).
 
-Besides the per-entry checks, the fingerprint hygiene rules (DESIGN §3, issues 11 and 13):
+Besides the per-entry checks, the fingerprint hygiene rules:
 a strong fingerprint of a failure entry must not match any line of the healthy-log corpus
 (kb/healthy/*.log: lines every healthy run prints are at most supporting), and must not match a
 sample of another entry unless one of the two is collateral or the first entry's requires/excludes

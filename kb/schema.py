@@ -1,4 +1,4 @@
-"""The pydantic models of one knowledge-base entry (DESIGN §3)."""
+"""The pydantic models of one knowledge-base entry (docs/kb-authoring.md)."""
 
 from __future__ import annotations
 

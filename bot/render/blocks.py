@@ -1,4 +1,4 @@
-"""Render diagnoses, entries and the App Home as Block Kit (DESIGN §5b), always with a text fallback.
+"""Render diagnoses, entries and the App Home as Block Kit, always with a text fallback.
 
 Pure functions of their inputs: no Slack calls, no pipeline imports. Limits come from
 bot.render.slack_limits. Button values are small JSON objects the Slack handlers parse back.

@@ -1,4 +1,4 @@
-"""The Block Kit limits Slack enforces (DESIGN §5), and the helpers that keep messages inside them.
+"""The Block Kit limits Slack enforces, and the helpers that keep messages inside them.
 
 Every Slack renderer clips through this module, so a limit changes in one place.
 """

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CLAIM_TTL_S = 15 * 60  # Slack retries for ~6 minutes; keep claims well beyond that (DESIGN §5)
+CLAIM_TTL_S = 15 * 60  # Slack retries for ~6 minutes; keep claims well beyond that
 
 
 class _Frozen(BaseModel):
