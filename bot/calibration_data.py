@@ -111,20 +111,29 @@ def fold_of(group: str) -> int:
     return int(hashlib.sha1(group.encode()).hexdigest(), 16) % FOLDS
 
 
-def _fit(results: Sequence[CaseResult]) -> Calibration:
-    """Negatives weigh as much in total as the positives: they are fewer, and production sees many."""
+def _negative_weight(results: Sequence[CaseResult]) -> float:
+    """Negatives weigh as much in total as the positives: they are fewer, and production sees many.
+    The same weight serves the fit and the threshold, so both aim at one mix of inputs."""
     usable = [r for r in results if not r.preempted and r.rows]
     n_pos = sum(not r.source.negative for r in usable) or 1
     n_neg = sum(r.source.negative for r in usable) or 1
-    neg_weight = max(1.0, n_pos / n_neg)
+    return max(1.0, n_pos / n_neg)
+
+
+def _fit(results: Sequence[CaseResult]) -> Calibration:
+    neg_weight = _negative_weight(results)
     x, y, w = [], [], []
-    for r in usable:
+    for r in results:
+        if r.preempted or not r.rows:
+            continue
         for vector, right in r.rows:
             x.append(vector)
             y.append(right)
             w.append(neg_weight if r.source.negative else 1.0)
     model = fit(x, y, weights=w)
-    threshold = choose_threshold(*_top_confidences(model, results))
+    conf, right, open_ = _top_confidences(model, results)
+    case_weights = np.array([neg_weight if r.source.negative else 1.0 for r in results])
+    threshold = choose_threshold(conf, right, open_, case_weights)
     return Calibration(model.coef, model.intercept, threshold, len(y))
 
 
@@ -145,14 +154,18 @@ def _top_confidences(model: Calibration, results: Sequence[CaseResult]) -> tuple
     return np.array(conf), np.array(right, dtype=bool), np.array(open_, dtype=bool)
 
 
-def choose_threshold(confidences: np.ndarray, correct: np.ndarray, answerable: np.ndarray | None = None) -> float:
-    """The threshold that maximizes right answers minus WRONG_ANSWER_COST times wrong ones."""
+def choose_threshold(
+    confidences: np.ndarray, correct: np.ndarray, answerable: np.ndarray | None = None, weights: np.ndarray | None = None
+) -> float:
+    """The threshold that maximizes (weighted) right answers minus WRONG_ANSWER_COST times wrong ones."""
     if answerable is None:
         answerable = np.ones(len(confidences), dtype=bool)
+    if weights is None:
+        weights = np.ones(len(confidences))
     best, best_utility = 0.5, -np.inf
     for threshold in np.linspace(0.2, 0.95, 76):
         answered = (confidences >= threshold) & answerable
-        utility = float(np.sum(correct & answered) - WRONG_ANSWER_COST * np.sum(~correct & answered))
+        utility = float(np.sum(weights * (correct & answered)) - WRONG_ANSWER_COST * np.sum(weights * (~correct & answered)))
         if utility > best_utility:
             best, best_utility = float(threshold), utility
     return best

@@ -69,3 +69,16 @@ def test_fit_calibration_reports_held_out_figures(engine, negatives):
     assert set(fitted) == {"hybrid", "fingerprint"}
     assert "5-fold held-out" in report and "false answers on negatives" in report
     assert 0.2 <= fitted["hybrid"].threshold <= 0.95 and fitted["hybrid"].fitted_on > 10
+
+
+def test_threshold_weighs_negatives_like_the_fit():
+    import numpy as np
+
+    from bot.calibration_data import choose_threshold
+
+    # four right positives at 0.3, one at 0.6; one negative (always wrong) at 0.35
+    conf = np.array([0.3, 0.3, 0.3, 0.3, 0.6, 0.35])
+    right = np.array([True, True, True, True, True, False])
+    assert choose_threshold(conf, right) <= 0.3  # unweighted: four right answers outweigh one wrong (4+1-3 > 1)
+    weighted = choose_threshold(conf, right, None, np.array([1.0] * 5 + [10.0]))
+    assert 0.35 < weighted <= 0.6  # a negative that counts ten times is not worth answering the 0.3 positives
