@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, Text, create_engine, delete, insert, select
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
@@ -77,12 +79,27 @@ class SqlStore(Store):
             # one connection shared by every thread: each new one would open its own empty database
             engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
         self.engine = engine or create_engine(url, pool_pre_ping=True)
+        # The one in-memory connection is not safe for two threads at once: take turns on it.
+        self._turns = threading.RLock() if in_memory else None
         migrations.upgrade(self.engine)
+
+    @contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        with self._turn(), self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _connect(self) -> Iterator[Connection]:
+        with self._turn(), self.engine.connect() as conn:
+            yield conn
+
+    def _turn(self) -> AbstractContextManager:
+        return self._turns if self._turns is not None else nullcontext()
 
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
         now = self._clock()
         try:
-            with self.engine.begin() as conn:
+            with self._begin() as conn:
                 conn.execute(delete(claims).where(claims.c.key == key, claims.c.expires_at <= now))
                 conn.execute(insert(claims).values(key=key, expires_at=now + ttl_s))
         except IntegrityError:
@@ -90,24 +107,24 @@ class SqlStore(Store):
         return True
 
     def purge_expired(self) -> int:
-        with self.engine.begin() as conn:
+        with self._begin() as conn:
             return conn.execute(delete(claims).where(claims.c.expires_at <= self._clock())).rowcount
 
     def purge_history(self, *, older_than_s: float) -> int:
         cutoff = time.time() - older_than_s
-        with self.engine.begin() as conn:
+        with self._begin() as conn:
             gone = conn.execute(delete(feedback).where(feedback.c.created_at < cutoff)).rowcount
             return gone + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
 
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         row = record.model_dump()
         row["payload"] = json.dumps(row["payload"])
-        with self.engine.begin() as conn:
+        with self._begin() as conn:
             conn.execute(insert(diagnoses).values(**row))
         return record
 
     def get_diagnosis(self, record_id: str) -> DiagnosisRecord | None:
-        with self.engine.connect() as conn:
+        with self._connect() as conn:
             row = conn.execute(select(diagnoses).where(diagnoses.c.id == record_id)).mappings().first()
         return _record(dict(row)) if row else None
 
@@ -115,11 +132,11 @@ class SqlStore(Store):
         query = (
             select(diagnoses).where(diagnoses.c.team_id == team_id).order_by(diagnoses.c.created_at.desc()).limit(limit)
         )
-        with self.engine.connect() as conn:
+        with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
 
     def add_feedback(self, item: Feedback) -> None:
-        with self.engine.begin() as conn:
+        with self._begin() as conn:
             conn.execute(insert(feedback).values(id=new_id(), **item.model_dump()))
 
     def list_feedback(self, limit: int = 100) -> list[Feedback]:
@@ -127,14 +144,14 @@ class SqlStore(Store):
 
     def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
         query = select(diagnoses).where(diagnoses.c.created_at >= since).order_by(diagnoses.c.created_at)
-        with self.engine.connect() as conn:
+        with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
 
     def feedback_since(self, since: float) -> list[Feedback]:
         return self._feedback(select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at))
 
     def _feedback(self, query) -> list[Feedback]:
-        with self.engine.connect() as conn:
+        with self._connect() as conn:
             rows = conn.execute(query).mappings().all()
         return [Feedback(**{k: v for k, v in row.items() if k != "id"}) for row in rows]
 
