@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 
-from bot.redact_rules import MASK, Rule, all_rules, is_key_body_line
+from bot.redact_rules import MASK, Rule, all_rules, is_key_body_line, usable_rules
 from index.scanner import MultiScanner
 
 __all__ = ["MASK", "redact"]
@@ -29,11 +29,17 @@ def _scanner() -> tuple[tuple[Rule, ...], MultiScanner]:
     global _compiled
     with _lock:
         if _compiled is None:
-            from bot.settings import default_cache_dir
+            from bot.settings import hyperscan_cache_dir
 
-            rules = all_rules()
             # the compiled Hyperscan database is cached on disk: seconds to compile, milliseconds to load
-            scanner = MultiScanner([r.scan_pattern for r in rules], cache_dir=default_cache_dir() / "hyperscan")
+            cache = hyperscan_cache_dir()
+            rules = all_rules()
+            scanner = MultiScanner([r.scan_pattern for r in rules], cache_dir=cache)
+            try:
+                scanner.scan_offsets(b"warm up\n")  # compiles (or loads) the database now
+            except Exception:  # noqa: BLE001 - hyperscan.error when Hyperscan is present: leave the refused rules out
+                rules = usable_rules(rules)
+                scanner = MultiScanner([r.scan_pattern for r in rules], cache_dir=cache)
             _compiled = (rules, scanner)
         return _compiled
 

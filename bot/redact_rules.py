@@ -229,9 +229,15 @@ def detect_secrets_rules() -> tuple[Rule, ...]:
 
 
 def all_rules() -> tuple[Rule, ...]:
+    """Our rules and detect-secrets' (checked by the caller's scanner; see `usable_rules`)."""
+    return OWN_RULES + detect_secrets_rules()
+
+
+def usable_rules(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    """The rules Hyperscan accepts, one compile each: only needed when compiling all at once
+    failed (a new detect-secrets release), so the common start-up pays one cached load instead."""
     from index.scanner import hyperscan_rejects
 
-    rules = OWN_RULES + detect_secrets_rules()
     usable = []
     for rule in rules:
         why = hyperscan_rejects(rule.scan_pattern)

@@ -16,6 +16,11 @@ def default_cache_dir() -> Path:
     return Path(base) / "traindoc"
 
 
+def hyperscan_cache_dir() -> Path:
+    """Where compiled Hyperscan databases are kept between runs (loading beats compiling)."""
+    return default_cache_dir() / "hyperscan"
+
+
 def default_data_dir() -> Path:
     import os
 

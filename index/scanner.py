@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,21 +93,14 @@ class MultiScanner:
             if first_only:
                 flag |= hyperscan.HS_FLAG_SINGLEMATCH
             expressions = [line_mode(p).encode() for p in self.patterns]
-            cached = self._cache_path(expressions, flag)
-            db = _load_db(cached) if cached is not None else None
-            if db is None:
+
+            def build():
                 db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
                 db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=[flag] * len(expressions))
-                if cached is not None:
-                    _save_db(cached, db)
-            self._dbs[first_only] = db
-        return self._dbs[first_only]
+                return db
 
-    def _cache_path(self, expressions: list[bytes], flag: int) -> Path | None:
-        if self.cache_dir is None:
-            return None
-        key = hashlib.sha256(b"\0".join(expressions) + f"|{flag}|{hyperscan.__version__}".encode()).hexdigest()[:24]
-        return self.cache_dir / f"hyperscan-{key}.db"
+            self._dbs[first_only] = load_or_build(self.cache_dir, b"\0".join(expressions) + f"|{flag}".encode(), build)
+        return self._dbs[first_only]
 
     def scan(self, text: str | bytes, *, first_only: bool = False) -> list[Match]:
         """All (pattern, line) pairs, each pair once, in line order. With `first_only`, at most the
@@ -173,6 +167,21 @@ class MultiScanner:
         offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
         lines = np.searchsorted(newlines, offs, side="left") + 1
         return zip(ids.tolist(), lines.tolist())
+
+
+def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
+    """A Hyperscan database from the on-disk cache (keyed by `key` and the Hyperscan version), or
+    built by `build` and cached: compiling takes tenths of a second to seconds, loading milliseconds."""
+    path = None
+    if cache_dir is not None:
+        digest = hashlib.sha256(key + f"|{hyperscan.__version__}".encode()).hexdigest()[:24]
+        path = cache_dir / f"hyperscan-{digest}.db"
+    db = _load_db(path) if path is not None else None
+    if db is None:
+        db = build()
+        if path is not None:
+            _save_db(path, db)
+    return db
 
 
 def _load_db(path: Path):

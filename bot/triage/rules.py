@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from bot.settings import hyperscan_cache_dir
 from index.scanner import MultiScanner
 
 Role = Literal["root", "collateral", "info"]
@@ -77,7 +78,7 @@ RULE_INDEX = {rule.name: i for i, rule in enumerate(RULES)}
 @cache
 def line_scanner() -> MultiScanner:
     """All rules in one multi-pattern scanner, compiled once per process."""
-    return MultiScanner([rule.pattern for rule in RULES])
+    return MultiScanner([rule.pattern for rule in RULES], cache_dir=hyperscan_cache_dir())
 
 
 def classify(rule_ids: list[int]) -> tuple[Role, str, bool] | None:
