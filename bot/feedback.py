@@ -81,12 +81,12 @@ def usage_stats(records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback]
     often corrected with what they were corrected to."""
     per_entry: dict[str, EntryStats] = defaultdict(EntryStats)
     verdicts = Counter(r.verdict for r in records)
-    answered = {r.id: r for r in records}
+    by_id = {r.id: r for r in records}
     for record in records:
         if record.verdict == "match" and record.entry_id:
             per_entry[record.entry_id].answers += 1
     for diagnosis_id, item in latest_feedback(feedback).items():
-        record = answered.get(diagnosis_id)
+        record = by_id.get(diagnosis_id)
         if record is not None and record.verdict != "match":
             continue  # an abstention named no entry: the correction is a coverage gap, not an entry's fault
         entry_id = record.entry_id if record is not None else item.predicted_id

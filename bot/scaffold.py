@@ -35,7 +35,6 @@ _VOLATILE = re.compile(
     r"|(?P<number>(?<![\w.])\d+(?:\.\d+)*(?![\w]))"
 )
 _GENERAL = {"time": r"\S+", "hex": "0x[0-9a-fA-F]+", "path": r"\S+", "number": r"\d+(?:\.\d+)*"}
-_FRAME = re.compile(r'^File "')
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ def fingerprint_candidates(text: str, limit: int = MAX_CANDIDATES) -> list[Candi
     after_frame = False
     for number, raw in enumerate(text.split("\n"), start=1):
         message = strip_prefix(raw)[:300]
-        source_line, after_frame = after_frame, bool(_FRAME.match(message))
+        source_line, after_frame = after_frame, message.startswith('File "')
         # the line under a `File "..."` frame is source code, not something the program printed
         if not message or source_line or _GENERIC.match(message) or not _DISTINCTIVE.search(message):
             continue

@@ -33,11 +33,7 @@ def test_eight_threads_diagnose_one_megabyte_logs_at_once(fixture_engine):
         except Exception as exc:  # noqa: BLE001 - recorded and asserted below
             outcomes[i] = exc
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _run_in_threads(work, 8)
     assert outcomes == dict.fromkeys(range(8), "ok")
 
 
@@ -60,9 +56,14 @@ def test_eight_threads_scan_one_megabyte_at_once():
         except Exception as exc:  # noqa: BLE001 - recorded and asserted below
             outcomes[i] = exc
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    _run_in_threads(work, 8)
+    assert outcomes == dict.fromkeys(range(8), "ok")
+
+
+def _run_in_threads(work, n: int) -> None:
+    """work(0) ... work(n-1), each in its own thread, all joined."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert outcomes == dict.fromkeys(range(8), "ok")
