@@ -48,6 +48,7 @@ def create_app(
     engine: DiagnosisEngine | None = None,
     metrics: Metrics | None = None,
     pool: WorkerPool | None = None,
+    downloads: WorkerPool | None = None,
 ) -> App:
     if engine is None:
         from bot.diagnose import Engine  # the pipeline, built only when nobody injected one
@@ -59,7 +60,8 @@ def create_app(
         store = store_from_settings(settings)
     metrics = metrics or Metrics()
     pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
-    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool)
+    downloads = downloads or WorkerPool(settings.download_threads, settings.work_queue_size, name="traindoc-download")
+    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool, downloads=downloads)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(
         client=client or build_client(settings, metrics),
