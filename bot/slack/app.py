@@ -19,6 +19,7 @@ from bot.render import blocks as render
 from bot.settings import Settings
 from bot.slack import actions, commands, home, messages, registry
 from bot.slack.dedup import dedup_middleware
+from bot.slack.identity import FirstEventIdentity
 from bot.slack.deps import Deps, log
 from bot.slack.metrics import Metrics
 from bot.slack.retry import retry_handlers
@@ -69,6 +70,7 @@ def create_app(
         # Socket Mode has no signatures; HTTP mode refuses to start without a secret (serve.py).
         request_verification_enabled=bool(secret),
         token_verification_enabled=False,  # no auth.test at construction time
+        before_authorize=FirstEventIdentity(),  # ...but a failed first auth.test never loses the event
         # Listeners block on the engine (up to seconds per log): size the pool for concurrent reports.
         listener_executor=ThreadPoolExecutor(
             max_workers=settings.listener_threads, thread_name_prefix="traindoc-listener"
