@@ -92,7 +92,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
                 return
             if surface == "passive" and report.kind != "log":
                 return  # passive mode never answers chatter
-            diagnosis = deps.engine.diagnose(report)
+            diagnosis = deps.diagnose(report)
             if surface == "passive" and not confident_enough_for_passive(deps, diagnosis):
                 return  # a passive channel never hears "no confident match"
             record = record_answer(
