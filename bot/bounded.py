@@ -17,14 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb.errors import IngestError
+
 HEAD_SHARE = 0.25  # of the budget kept from the start; the rest is the tail
 INFLATE_FACTOR = 4  # a compressed stream is inflated up to this many budgets, then abandoned
 OUT_CHUNK = 1 << 20  # inflate at most this much per step: bounded memory
 GZIP_MAGIC = b"\x1f\x8b"
-
-
-class InputError(ValueError):
-    """Input that cannot be read (corrupt compression); the message is safe to show."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +136,7 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
                 out = inflater.decompress(data, OUT_CHUNK)
             except zlib.error as exc:
                 if produced == 0:
-                    raise InputError(f"corrupt gzip data: {exc}") from None
+                    raise IngestError(f"corrupt gzip data: {exc}") from None
                 return (f"the gzip data is corrupt after {produced:,} bytes; read what came before",)
             out = out[: limit - produced]  # stop exactly at the limit, whatever the chunking
             produced += len(out)
@@ -158,7 +156,7 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
     if not in_member:
         return ()
     if produced == 0:
-        raise InputError("corrupt gzip data: the stream ends before any content")
+        raise IngestError("corrupt gzip data: the stream ends before any content")
     return ("the gzip stream ends early (a truncated file?); read what was there",)
 
 

@@ -11,17 +11,35 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
-from bot.ingest import IngestError, report_from_bytes
+from bot.ingest import report_from_bytes
 from bot.settings import Settings
+from kb.errors import EXIT_INPUT, IngestError, SetupError, TraindocError
 
 if TYPE_CHECKING:
     from bot.diagnose import Engine
     from kb.load import KnowledgeBase
 
+
+
+class RootCommand(TyperGroup):
+    """The root command: the one place a TraindocError becomes a `traindoc: ...` line and its exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TraindocError as exc:
+            fail(exc.explain(), exc.exit_code)
+
+
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, context_settings=CONTEXT, help="Diagnose ML training and inference failures."
+    cls=RootCommand,
+    add_completion=False,
+    no_args_is_help=True,
+    context_settings=CONTEXT,
+    help="Diagnose ML training and inference failures.",
 )
 db_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="The history database (SQLite or PostgreSQL).")
 feedback_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Turn users' feedback into eval cases.")
@@ -35,18 +53,13 @@ app.add_typer(feedback_app, name="feedback")
 out = Console()
 err = Console(stderr=True)
 
-EXIT_USAGE = 2
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> None:
+def fail(message: str, code: int = EXIT_INPUT) -> None:
     err.print(f"traindoc: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
 def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -> Engine:
     from bot.diagnose import Engine
-    from index.embed import ModelNotFoundError
-    from kb.load import KBLoadError
 
     progress = task = None
 
@@ -62,13 +75,7 @@ def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -
         if done >= total:
             progress.stop()
 
-    try:
-        return Engine.from_settings(settings or Settings(), kb=kb, progress=on_progress)
-    except KBLoadError as exc:
-        fail(f"the knowledge base does not load:\n{exc}", 1)
-    except ModelNotFoundError as exc:
-        fail(str(exc), 1)
-    raise AssertionError("unreachable")
+    return Engine.from_settings(settings or Settings(), kb=kb, progress=on_progress)
 
 
 def _emit(diagnosis, as_json: bool, *, with_table: bool = False) -> None:
@@ -150,8 +157,8 @@ def diagnose(
             chunks = iter_file(sys.stdin.buffer) if name == "-" else iter_path(Path(name))
             try:
                 text = normalize(read_text(chunks, name=shown))
-            except IngestError as exc:
-                fail(f"{name}: {exc}")
+            except IngestError as exc:  # name the file among many
+                raise IngestError(f"{name}: {exc}") from None
             except OSError as exc:
                 fail(f"{name}: {exc.strerror}")
             if not text.strip():
@@ -159,10 +166,7 @@ def diagnose(
                 continue
             logs.append(LogFile(name=shown, text=text))
             progress.advance(size)
-    try:
-        report = build_report(logs) if logs else report_from_bytes(empty)
-    except IngestError as exc:
-        fail(str(exc))
+    report = build_report(logs) if logs else report_from_bytes(empty)
     engine = _engine()
     with busy(err, sum(sizes), "diagnosing"):
         diagnosis = engine.diagnose(report)
@@ -179,14 +183,11 @@ def eval_command(
     `diagnose`: ranking figures on positives, false answers on negatives, a precision/coverage table."""
     from rich.progress import track
 
-    from bot.evaluate import EvalCaseError, evaluate, load_cases, negative_breakdown, threshold_table
+    from bot.evaluate import evaluate, load_cases, negative_breakdown, threshold_table
 
     if not directory.is_dir():
         fail(f"{directory}: not a directory")
-    try:
-        cases = load_cases(directory)
-    except EvalCaseError as exc:
-        fail(str(exc))
+    cases = load_cases(directory)
     if not cases:
         fail(f"{directory}: no *.yaml cases")
     engine = _engine()
@@ -289,15 +290,6 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
     )
 
 
-def _kb_or_fail():
-    from kb.load import KBLoadError
-
-    try:
-        return Settings().load_kb()
-    except KBLoadError as exc:
-        fail(f"the knowledge base does not load:\n{exc}", 1)
-
-
 @kb_app.command("lint")
 def kb_lint(
     category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
@@ -372,10 +364,7 @@ def kb_new(
         fail(f"{entry_id!r} is not a kebab-case id")
     if not from_log.is_file():
         fail(f"{from_log}: no such file")
-    try:
-        report = report_from_bytes([(from_log.name, from_log.read_bytes())])
-    except IngestError as exc:
-        fail(str(exc))
+    report = report_from_bytes([(from_log.name, from_log.read_bytes())])
     settings = Settings()
     entry = draft_entry(report, _engine(settings).diagnose(report), entry_id=entry_id, category=category)
     root = out_dir or (settings.kb_extra[0] if settings.kb_extra else Path("team-kb"))
@@ -398,7 +387,7 @@ def kb_list(category: Annotated[str | None, typer.Option(help="Only this categor
 
     if category and category not in CATEGORIES:
         fail(f"unknown category {category!r}; one of: {', '.join(CATEGORIES)}")
-    for entry in _kb_or_fail().entries:
+    for entry in Settings().load_kb().entries:
         if category is None or entry.category == category:
             typer.echo(f"{entry.id:55} {entry.category:22} {entry.title}")
 
@@ -406,7 +395,7 @@ def kb_list(category: Annotated[str | None, typer.Option(help="Only this categor
 @kb_app.command("show")
 def kb_show(entry_id: str, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Show one entry in full."""
-    kb = _kb_or_fail()
+    kb = Settings().load_kb()
     entry = kb.by_id().get(entry_id)
     if entry is None:
         close = difflib.get_close_matches(entry_id, kb.ids(), n=3, cutoff=0.4)
@@ -422,7 +411,7 @@ def kb_show(entry_id: str, as_json: Annotated[bool, typer.Option("--json")] = Fa
 @kb_app.command("stats")
 def kb_stats() -> None:
     """Counts by category, fingerprints, samples and questions."""
-    kb = _kb_or_fail()
+    kb = Settings().load_kb()
     by_category = Counter(e.category for e in kb.entries)
     for category, count in sorted(by_category.items()):
         out.print(f"{category:22} {count:4}")
@@ -452,7 +441,8 @@ def _store(settings: Settings):
     try:
         return store_from_settings(settings)
     except Exception as exc:  # noqa: BLE001 - any database error is a setup problem, said in one line
-        fail(f"cannot open the history database: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", 1)
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise SetupError(f"cannot open the history database: {type(exc).__name__}: {first}") from None
 
 
 @db_app.command("upgrade")
@@ -480,7 +470,7 @@ def feedback_export(
     from bot.feedback import cases_from_feedback
 
     settings = Settings()
-    kb = _kb_or_fail()
+    kb = Settings().load_kb()
     store = _store(settings)
     start = _since(since)
     cases, missing = cases_from_feedback(store.diagnoses_since(0), store.feedback_since(start), set(kb.ids()), helpful=helpful)
@@ -509,7 +499,7 @@ def stats(
     """Which failures keep coming back, whether the answers helped, and what needs work."""
     from bot.feedback import usage_stats
 
-    kb = _kb_or_fail()
+    kb = Settings().load_kb()
     store = _store(Settings())
     start = _since(since)
     figures = usage_stats(store.diagnoses_since(start), store.feedback_since(start), {e.id: e.category for e in kb.entries})
@@ -588,23 +578,14 @@ def serve(
     """Run the Slack app."""
     if socket and http:
         fail("choose one of --socket and --http")
-    from bot.slack.serve import ConfigError, load_settings
+    from bot.slack.serve import load_settings
     from bot.slack.serve import serve as run
 
-    try:
-        run(load_settings(), mode="http" if http else "socket", host=host, port=port, log_level=log_level, log_json=log_json)
-    except ConfigError as exc:
-        fail(str(exc), 1)
+    run(load_settings(), mode="http" if http else "socket", host=host, port=port, log_level=log_level, log_json=log_json)
 
 
 def main() -> None:
-    from index.embed import EncoderDisagreementError, ModelNotFoundError
-
-    try:
-        app()
-    except (ModelNotFoundError, EncoderDisagreementError) as exc:  # e.g. torch missing when the index needs a build
-        err.print(f"traindoc: {exc}", markup=False, highlight=False, soft_wrap=True)
-        raise SystemExit(1) from None
+    app()
 
 
 if __name__ == "__main__":

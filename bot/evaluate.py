@@ -15,13 +15,10 @@ import yaml
 
 from bot.diagnose import RETRIEVERS, Engine
 from bot.ingest import report_from_text
+from kb.errors import EvalCaseError
 
 NONE = "none"  # the label of a negative: right when no failure entry is answered
 TABLE_THRESHOLDS = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
-
-
-class EvalCaseError(ValueError):
-    """An eval case file that is not a mapping with text, kind and label."""
 
 
 @dataclass(frozen=True)

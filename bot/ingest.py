@@ -10,17 +10,14 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from bot.bounded import InputError, read_bounded
+from bot.bounded import read_bounded
 from bot.model import LogFile, Report
 from bot.redact import redact
+from kb.errors import IngestError
 
 MAX_INPUT_BYTES = 64 << 20  # a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
 SIGNAL_WINDOW = 1 << 18  # looks_like_log reads at most this much of a huge input
 MAX_LINE_CHARS = 4000  # one 10 MB line is clipped, not scanned forever or rendered
-
-
-class IngestError(ValueError):
-    """Input that cannot be diagnosed (empty, or binary rather than text)."""
 
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -44,10 +41,7 @@ def decode(data: bytes, *, name: str = "the input", max_bytes: int = MAX_INPUT_B
 def read_text(chunks: Iterable[bytes], *, name: str = "the input", max_bytes: int = MAX_INPUT_BYTES) -> str:
     """A stream of chunks (file, stdin, download) as text, cut by the one policy of bot.bounded:
     gzip inflated as a stream, head and tail kept, a line saying what was skipped."""
-    try:
-        kept = read_bounded(chunks, max_bytes)
-    except InputError as exc:
-        raise IngestError(str(exc)) from None
+    kept = read_bounded(chunks, max_bytes)
     text = _decode_bytes(kept.head)
     if kept.skipped_bytes:
         text += (

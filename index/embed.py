@@ -19,31 +19,13 @@ from typing import Protocol
 
 import numpy as np
 
+from kb.errors import ModelNotFoundError, TorchMissingError
+
 HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 ENCODE_BATCH = 32  # sentence-transformers' default encode batch; both encoders use it
 ONNX_CANDIDATES = ("onnx/model.onnx", "model.onnx")  # where a model directory may hold its ONNX file
-TORCH_MISSING = (
-    "this needs torch and sentence-transformers (to build the index or export the ONNX encoder): "
-    "pip install torch==2.13.0 sentence-transformers, or on a machine without a GPU "
-    "pip install torch --index-url https://download.pytorch.org/whl/cpu"
-)
 
 log = logging.getLogger(__name__)
-
-
-class ModelNotFoundError(RuntimeError):
-    """No local copy of the embedding model could be found (or the encoder it needs is not installed)."""
-
-
-class TorchMissingError(ModelNotFoundError):
-    """torch or sentence-transformers is needed here and is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(TORCH_MISSING)
-
-
-class EncoderDisagreementError(RuntimeError):
-    """The ONNX and sentence-transformers encoders gave different vectors: the index was not published."""
 
 
 def torch_available() -> bool:

@@ -16,7 +16,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from index.embed import ONNX_CANDIDATES, ModelNotFoundError, TorchMissingError, torch_available
+from index.embed import ONNX_CANDIDATES, torch_available
+from kb.errors import ModelNotFoundError, TorchMissingError
 
 OPSET = 17  # supported by torch's TorchScript exporter and by every onnxruntime since 1.11
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")

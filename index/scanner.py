@@ -29,10 +29,6 @@ except ImportError:  # pragma: no cover - exercised by the RE2 tests with force_
 CHUNK_BYTES = 8 << 20  # scan large inputs in line-aligned chunks: bounded memory
 
 
-class HyperscanPatternError(ValueError):
-    """A pattern that RE2 accepts but Hyperscan cannot compile."""
-
-
 @dataclass(frozen=True)
 class Match:
     pattern: int

@@ -31,13 +31,12 @@ from index.dense import DenseIndex, dense_texts
 from index.embed import (
     EXPORTED_DIR,
     Embedder,
-    EncoderDisagreementError,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
-    TorchMissingError,
     file_sha256,
     torch_available,
 )
+from kb.errors import EncoderDisagreementError, IndexFormatError, TorchMissingError
 from kb.load import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -49,10 +48,6 @@ BATCH = 128  # sentence-transformers sorts each batch by length: bigger batches 
 AGREEMENT = 0.999  # least cosine between the two encoders' vectors of one text
 
 Progress = Callable[[int, int], None]  # (done, total)
-
-
-class IndexFormatError(RuntimeError):
-    """The index directory is unreadable or was written by an incompatible version."""
 
 
 @dataclass(frozen=True)

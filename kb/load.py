@@ -14,18 +14,11 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from kb.errors import KBLoadError
 from kb.schema import Entry
 
 BUNDLED_ENTRIES = Path(__file__).parent / "entries"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~5x faster cold start
-
-
-class KBLoadError(Exception):
-    """One or more entry files could not be read or validated."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot.ingest import IngestError, report_from_text
+from bot.ingest import report_from_text
 from bot.render import blocks as render
 from bot.slack.deps import Deps, log_failure
 from bot.slack.records import record_answer
+from kb.errors import InputError
 
 COMMAND = "/traindoc"
 MAX_QUERY_CHARS = 20_000
@@ -24,7 +25,7 @@ def make_command_listener(deps: Deps) -> Callable[..., None]:
         query = (command.get("text") or "").strip()
         try:
             message, share = answer_query(deps, query, command)
-        except IngestError as exc:
+        except InputError as exc:
             respond(response_type="ephemeral", **render.render_help(str(exc)).kwargs())
             return
         except Exception:  # noqa: BLE001 - the user must always get an answer

@@ -22,18 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from bot.ingest import IngestError, read_text
+from bot.ingest import read_text
 from bot.redact import redact
+from kb.errors import FileDownloadError, IngestError
 
 TIMEOUT_S = 20.0  # per socket operation
 DEADLINE_S = 120.0  # for the whole download: a trickling server cannot hold a worker for ever
 CHUNK = 1 << 16
 MAX_REDIRECTS = 5
 SLACK_FILE_HOST = "files.slack.com"
-
-
-class FileDownloadError(Exception):
-    """A file could not be fetched as text; the message is safe to show in Slack."""
 
 
 Origin = tuple[str, str, int]  # (scheme, host, port)

@@ -14,14 +14,15 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.ingest import IngestError, build_report, normalize
+from bot.ingest import build_report, normalize
 from bot.model import Diagnosis, LogFile, Report
 from bot.redact import redact
 from bot.render import blocks as render
 from bot.slack import events
 from bot.slack.deps import Deps, log, log_failure
-from bot.slack.files import FileDownloadError, FileOrigins, download_text, file_url
+from bot.slack.files import FileOrigins, download_text, file_url
 from bot.slack.records import record_answer
+from kb.errors import IngestError, InputError
 
 FAILURE_TEXT = "Sorry, I couldn't analyse this (an internal error). Try again, or paste the log as a file."
 BUSY_TEXT = "I'm busy with other logs right now: yours is next, I'll retry in a few seconds."
@@ -29,10 +30,6 @@ GAVE_UP_TEXT = "Still too busy to read this one, sorry. Please mention me again 
 BUSY_RETRY_S = 5.0
 BUSY_RETRIES = 12  # a minute of retries
 THREAD_HISTORY_LIMIT = 200
-
-
-class UserFacingError(Exception):
-    """A problem with the input that the user can fix; its message is shown in the thread."""
 
 
 def make_message_listener(deps: Deps) -> Callable[..., None]:
@@ -106,7 +103,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
             reply(render.render_diagnosis(diagnosis, ref=record.id, titles=deps.titles()))
             deps.metrics.answers.labels(surface=surface, verdict=diagnosis.verdict).inc()
             deps.metrics.latency.observe(time.monotonic() - started)
-        except (UserFacingError, FileDownloadError, IngestError) as exc:
+        except InputError as exc:  # the one catch: input the user can fix, said in the thread
             log.info("event %s: cannot read the input: %s", event_id, redact(str(exc)))
             if surface != "passive":
                 reply(render.render_error(str(exc)))
@@ -187,7 +184,7 @@ def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, conte
 def read_files(deps: Deps, files: list[Mapping[str, Any]], *, token: str, origins: FileOrigins) -> list[LogFile]:
     readable, skipped = events.text_files(files)
     if files and not readable:
-        raise UserFacingError(
+        raise InputError(
             f"I can read text logs (.log, .txt, .gz or a snippet), not {', '.join(skipped[:3])}. Paste the log text instead."
         )
     out = []

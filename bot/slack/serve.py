@@ -11,6 +11,7 @@ from bot.model import DiagnosisEngine
 from bot.settings import Settings
 from bot.slack.metrics import Metrics
 from bot.store.base import Store
+from kb.errors import ConfigError
 
 Mode = Literal["socket", "http"]
 REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
@@ -19,10 +20,6 @@ REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
     "http": (("slack_bot_token", "SLACK_BOT_TOKEN"), ("slack_signing_secret", "SLACK_SIGNING_SECRET")),
 }
 log = logging.getLogger("traindoc.serve")
-
-
-class ConfigError(Exception):
-    """The environment lacks what the chosen mode needs; the message names every missing variable."""
 
 
 def check_settings(settings: Settings, mode: Mode) -> None:

@@ -8,8 +8,9 @@ import zlib
 
 import pytest
 
-from bot.bounded import HeadTail, InputError, read_bounded
+from bot.bounded import HeadTail, read_bounded
 from bot.ingest import IngestError, decode, read_text
+from kb.errors import InputError
 
 LOG = b"".join(b"[rank%d]: step %06d loss 1.23\n" % (i % 8, i) for i in range(40_000))  # ~1.2 MB
 HEAD = b"torch 2.4.0 nccl 2.20.5 cuda 12.4\n"

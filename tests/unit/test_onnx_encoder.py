@@ -16,15 +16,12 @@ import pytest
 from index import store
 from index.embed import (
     EXPORTED_DIR,
-    TORCH_MISSING,
-    EncoderDisagreementError,
-    ModelNotFoundError,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
-    TorchMissingError,
     choose_embedder,
     file_sha256,
 )
+from kb.errors import TORCH_MISSING, EncoderDisagreementError, ModelNotFoundError, TorchMissingError
 from kb.load import load_kb
 
 pytestmark = pytest.mark.model  # these load all-MiniLM-L6-v2 and export it once per session
