@@ -8,37 +8,9 @@ import re
 from rich.table import Table
 from rich.text import Text
 
+from bot.kinds import LABEL
 from bot.model import CollateralGroup, Triage
 from bot.render.text import location
-
-KIND_LABEL = {
-    "watchdog-timeout": "watchdog timeout",
-    "remote-error": "NCCL remote error (peer exited)",
-    "nccl-aborted": "NCCL communicator aborted",
-    "store-error": "TCPStore connection lost",
-    "heartbeat": "NCCL heartbeat monitor kill",
-    "sigterm": "stopped by the launcher (SIGTERM)",
-    "elastic": "reported failed by torchrun",
-    "dump-signal": "told to dump NCCL state",
-    "watchdog-status": "NCCL watchdog failure",
-    "desync": "collective desync report",
-    "oom": "CUDA out of memory",
-    "xid": "GPU Xid error",
-    "ecc": "uncorrectable ECC error",
-    "illegal-memory-access": "illegal memory access",
-    "device-assert": "device-side assert",
-    "dataloader": "DataLoader worker died",
-    "io": "file I/O error",
-    "host-oom": "killed by the host OOM killer",
-    "segfault": "segmentation fault",
-    "cuda-error": "CUDA error",
-    "network": "network error",
-    "exception": "exception",
-    "stalled": "never reached the collective",
-    "checkpoint": "still saving a checkpoint",
-    "silent": "logged nothing",
-}
-
 
 _XID = re.compile(r"Xid \(PCI:[^)]*\): (\d+)")
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception)): ")
@@ -52,7 +24,7 @@ def initiator_label(kind: str, text: str) -> str:
         return m.group(1)
     if kind == "desync":
         return "waited in a different collective"
-    return KIND_LABEL.get(kind, kind)
+    return LABEL.get(kind, kind)
 
 
 def rank_ranges(ranks: tuple[int, ...] | list[int]) -> str:
@@ -70,7 +42,7 @@ def rank_ranges(ranks: tuple[int, ...] | list[int]) -> str:
 
 
 def group_label(group: CollateralGroup) -> str:
-    label = KIND_LABEL.get(group.kind, group.kind)
+    label = LABEL.get(group.kind, group.kind)
     if group.kind == "watchdog-timeout" and group.detail:
         return f"{label} on {group.detail}"
     return label

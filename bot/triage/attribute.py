@@ -9,13 +9,12 @@ rank, by the pid the kernel names, or as the only rank of that node that failed 
 
 from __future__ import annotations
 
+from bot.kinds import DEVICE_ERRORS, HARDWARE, NODE_LEVEL
 from bot.triage.fields import KERNEL_PID, STATUS, WORK, XID, pci_bus
 from bot.triage.job import Job
 from bot.triage.scan import Event
 from index.prefixes import node_key, same_node
 
-NODE_LEVEL = ("xid", "ecc", "host-oom", "segfault")
-DEVICE_ERRORS = ("xid", "ecc", "illegal-memory-access", "cuda-error", "oom")
 
 
 def _key(node: str | None) -> str | None:
@@ -145,7 +144,7 @@ def rank_of_node_event(job: Job, e: Event, *, direct: bool) -> int | None:
                     return rank
     if direct or (node is None and not job.single_node):
         return None
-    kinds = DEVICE_ERRORS if e.kind in ("xid", "ecc") else None  # the OOM killer and segfaults: any failure
+    kinds = DEVICE_ERRORS if e.kind in HARDWARE else None  # the OOM killer and segfaults: any failure
     on_node = []
     for st in job.ranks.values():
         if node is not None and not same_node(st.node or job.rank_node.get(st.rank), node):

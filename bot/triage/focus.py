@@ -3,6 +3,7 @@ retrieval matches its failure and not the collateral timeouts the other ranks pr
 
 from __future__ import annotations
 
+from bot.kinds import INFERRED
 from bot.triage.attribute import resolve
 from bot.triage.fields import who
 from bot.triage.job import Job, Suspect
@@ -36,7 +37,7 @@ def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list
             others = [x for x in (st.roots if st else []) if x.kind != "xid"]
             if others:
                 blocks.append(_block(job, sources, others[0], FOCUS_BEFORE // 2, FOCUS_AFTER // 2))
-        elif initiator.kind in ("stalled", "checkpoint", "silent", "desync"):
+        elif initiator.kind in INFERRED:
             if e.kind == "activity":
                 blocks.append(_block(job, sources, e, 12, 12))
             elif initiator.kind == "desync":

@@ -4,43 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bot.kinds import COLLATERAL_PHRASE, INFERRED, ROOT_PHRASE
 from bot.model import CollateralGroup
 from bot.triage.fields import EXCEPTION_NAME, XID, XID_MEANING
 from bot.triage.job import Suspect
-
-ROOT_PHRASE = {
-    "oom": "ran out of GPU memory",
-    "xid": "hit a GPU Xid error",
-    "ecc": "hit an uncorrectable ECC error",
-    "illegal-memory-access": "hit an illegal memory access",
-    "device-assert": "hit a device-side assert",
-    "dataloader": "lost a DataLoader worker",
-    "io": "failed on file I/O",
-    "host-oom": "was killed by the host OOM killer",
-    "segfault": "crashed with a segmentation fault",
-    "cuda-error": "hit a CUDA error",
-    "network": "hit a network error",
-    "exception": "raised an exception",
-    "desync": "issued a different collective",
-    "stalled": "never reached the collective",
-    "checkpoint": "was still saving a checkpoint",
-    "silent": "logged nothing",
-}
-COLLATERAL_PHRASE = {
-    "watchdog-timeout": "timed out waiting",
-    "remote-error": "saw NCCL remote errors (a peer exited)",
-    "nccl-aborted": "aborted their NCCL communicators",
-    "store-error": "lost their TCPStore connection",
-    "heartbeat": "were stopped by the NCCL heartbeat monitor",
-    "sigterm": "were stopped by the launcher (SIGTERM)",
-    "elastic": "were reported failed by torchrun",
-    "dump-signal": "were told to dump NCCL state",
-    "watchdog-status": "reported NCCL watchdog failures",
-    "desync": "reported a collective desync",
-}
-COLLATERAL_ORDER = ("watchdog-timeout", "remote-error", "nccl-aborted", "store-error", "heartbeat",
-                    "desync", "dump-signal", "watchdog-status", "elastic", "sigterm")
-
 
 
 def who_phrase(rank: int | None, node: str | None) -> str:
@@ -78,7 +45,7 @@ def _op_of(c: Suspect, timeouts: dict[int, tuple[str, int]]) -> str:
 def summary(initiator, initiating, groups, failing, silent, majority, no_single, job_timeout) -> str:
     tail = ", ".join(collateral_phrase(g) for g in groups[:3])
     if initiator is not None:
-        if initiator.kind in ("stalled", "checkpoint", "silent", "desync") and majority:
+        if initiator.kind in INFERRED and majority:
             op = f"{majority[0]} SeqNum {majority[1]}".strip()
             phrase = {
                 "stalled": f"never reached {op}",

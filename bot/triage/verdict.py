@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bot.kinds import COLLATERAL_ORDER, HARDWARE, ROOT_PHRASE
 from bot.model import CollateralGroup, Initiating, Triage
 from bot.triage.fields import DESYNC_RANKS, ELASTIC_RANK
 from bot.triage.focus import first_timeout_event, focus_text
-from bot.triage.job import HARDWARE, Job, Suspect
+from bot.triage.job import Job, Suspect
 from bot.triage.rules import rule_regex
 from bot.triage.scan import Event
-from bot.triage.summary import COLLATERAL_ORDER, ROOT_PHRASE, summary
+from bot.triage.summary import summary
 from index.evidence import clip_around
 
 SIMULTANEOUS_S = 1.0  # root errors closer than this on different ranks: no single initiator

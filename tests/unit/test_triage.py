@@ -226,3 +226,10 @@ def test_torchrun_log_dir_files_carry_the_local_rank():
     result = triage(files)
     assert result.initiating.rank == 5
     assert result.ranks_seen == 8 and len(result.collateral_ranks) == 7
+
+
+def test_every_failure_kind_a_rule_assigns_is_worded_in_the_one_table():
+    from bot.kinds import KINDS
+    from bot.triage.rules import RULES
+
+    assert {r.kind for r in RULES if r.role != "info"} <= set(KINDS)
