@@ -28,7 +28,7 @@ import yaml
 from bot.diagnose import RETRIEVERS, Engine
 from bot.evaluate import load_cases
 from bot.ingest import normalize, report_from_text
-from index.calibrate import CALIBRATION_FILE, Calibration, fit
+from index.calibration import CALIBRATION_FILE, Calibration, fit
 from index.dense import dense_texts
 
 OFFTOPIC = CALIBRATION_FILE.with_name("offtopic.yaml")

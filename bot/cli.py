@@ -78,6 +78,10 @@ def _engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) -
     return Engine.from_settings(settings or Settings(), kb=kb, progress=on_progress)
 
 
+def _kb() -> KnowledgeBase:
+    return Settings().load_kb()
+
+
 def _emit(diagnosis, as_json: bool, *, with_table: bool = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(diagnosis.to_json(), ensure_ascii=False) + "\n")
@@ -264,7 +268,7 @@ def calibrate(
     typer.echo(report)
     if write:
         from bot.settings import default_cache_dir
-        from index.calibrate import save_all
+        from index.calibration import save_all
 
         target = out_file or default_cache_dir() / "calibration.json"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -387,7 +391,7 @@ def kb_list(category: Annotated[str | None, typer.Option(help="Only this categor
 
     if category and category not in CATEGORIES:
         fail(f"unknown category {category!r}; one of: {', '.join(CATEGORIES)}")
-    for entry in Settings().load_kb().entries:
+    for entry in _kb().entries:
         if category is None or entry.category == category:
             typer.echo(f"{entry.id:55} {entry.category:22} {entry.title}")
 
@@ -395,7 +399,7 @@ def kb_list(category: Annotated[str | None, typer.Option(help="Only this categor
 @kb_app.command("show")
 def kb_show(entry_id: str, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Show one entry in full."""
-    kb = Settings().load_kb()
+    kb = _kb()
     entry = kb.by_id().get(entry_id)
     if entry is None:
         close = difflib.get_close_matches(entry_id, kb.ids(), n=3, cutoff=0.4)
@@ -411,7 +415,7 @@ def kb_show(entry_id: str, as_json: Annotated[bool, typer.Option("--json")] = Fa
 @kb_app.command("stats")
 def kb_stats() -> None:
     """Counts by category, fingerprints, samples and questions."""
-    kb = Settings().load_kb()
+    kb = _kb()
     by_category = Counter(e.category for e in kb.entries)
     for category, count in sorted(by_category.items()):
         out.print(f"{category:22} {count:4}")
@@ -470,7 +474,7 @@ def feedback_export(
     from bot.feedback import cases_from_feedback
 
     settings = Settings()
-    kb = Settings().load_kb()
+    kb = _kb()
     store = _store(settings)
     start = _since(since)
     cases, missing = cases_from_feedback(store.diagnoses_since(0), store.feedback_since(start), set(kb.ids()), helpful=helpful)
@@ -499,7 +503,7 @@ def stats(
     """Which failures keep coming back, whether the answers helped, and what needs work."""
     from bot.feedback import usage_stats
 
-    kb = Settings().load_kb()
+    kb = _kb()
     store = _store(Settings())
     start = _since(since)
     figures = usage_stats(store.diagnoses_since(start), store.feedback_since(start), {e.id: e.category for e in kb.entries})

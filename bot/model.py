@@ -47,7 +47,7 @@ class FingerprintHit(_Frozen):
 
     def excerpt(self, limit: int) -> str:
         """`text` in at most `limit` characters, always keeping the matched part."""
-        from index.evidence import clip_around
+        from index.query_text import clip_around
 
         start, end = self.span or (0, 0)
         return clip_around(self.text, start, end, limit)
@@ -66,7 +66,7 @@ class Candidate(_Frozen):
     confidence: float
     why: Why = Why()
     entry: Entry = Field(exclude=True, repr=False)
-    # What the confidence model saw (index.fuse.Features.vector()): calibration reads it from the
+    # What the confidence model saw (index.fusion.Features.vector()): calibration reads it from the
     # production diagnosis instead of re-ranking on a side path. Never rendered.
     features: tuple[float, ...] = Field(default=(), exclude=True, repr=False)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import yaml
 
 from bot.model import Diagnosis, Report
-from index.evidence import strip_prefix
+from index.query_text import strip_prefix
 from kb.schema import CATEGORIES, ID_PATTERN
 
 TODO = "TODO"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from index.evidence import evidence_text
+from index.query_text import evidence_text
 from kb.schema import Entry
 
 SEARCH_DEPTH = 256  # vectors retrieved per query; entries beyond are scored 0

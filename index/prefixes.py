@@ -14,7 +14,7 @@ reads the same facts from a file name (rank7.log, worker-2.log, node03-dmesg.txt
 
 Every pattern is anchored at the current position and bounded, and each peel consumes at least one
 character, so a line costs linear time however hostile; the message is always a suffix of the line.
-Used by triage (bot/triage), evidence extraction (index/evidence.py) and the renderers.
+Used by triage (bot/triage), evidence extraction (index/query_text.py) and the renderers.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from bot.triage.job import Job, Suspect
 from bot.triage.rules import rule_regex
 from bot.triage.scan import Event
 from bot.triage.summary import summary
-from index.evidence import clip_around
+from index.query_text import clip_around
 
 SIMULTANEOUS_S = 1.0  # root errors closer than this on different ranks: no single initiator
 

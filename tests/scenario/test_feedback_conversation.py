@@ -61,7 +61,7 @@ def test_conversation_to_cases_and_stats(fake_slack, fake_engine, tmp_path, monk
     store.close()
 
     monkeypatch.setenv("TRAINDOC_DATABASE_URL", url)
-    monkeypatch.setattr("bot.cli._kb_or_fail", lambda: _FakeKB(fake_engine))
+    monkeypatch.setattr("bot.cli._kb", lambda: _FakeKB(fake_engine))
     out = tmp_path / "cases"
     runner = CliRunner()
     exported = runner.invoke(cli, ["feedback", "export", str(out), "--helpful"])

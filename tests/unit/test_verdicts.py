@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bot.ingest import report_from_text
-from index.fuse import Features
+from index.fusion import Features
 from tests.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
 
 TYPED_STORAGE = (

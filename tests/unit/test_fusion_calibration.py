@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from index.calibrate import PRIOR, Calibration, fit, load_all, save_all
-from index.fuse import DECISIVE_MARGIN, Features, Scores, decisive_fingerprint, ranking
+from index.calibration import PRIOR, Calibration, fit, load_all, save_all
+from index.fusion import DECISIVE_MARGIN, Features, Scores, decisive_fingerprint, ranking
 
 
 def feats(margin, strong=0.0, dense=0.5):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from index.fuse import Features
+from index.fusion import Features
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 DEFAULT_THRESHOLD = 0.5
