@@ -98,6 +98,14 @@ class DiagnosisOut(_Out):
     triage: Triage | None = Field(default=None, description="Present when the input carried rank or node structure.")
 
 
+class StoredDiagnosis(DiagnosisOut):
+    """What the history store keeps of an answer (bot.slack.records): the contract, plus the
+    input's kind and the redacted input it answered."""
+
+    kind: Literal["log", "question"] | None = None
+    input: str | None = None
+
+
 def validated(payload: dict) -> dict:
     """The payload checked against the contract, keys the producer left out still left out."""
     return DiagnosisOut.model_validate(payload).model_dump(mode="json", exclude_unset=True)

@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from bot.model import FingerprintHit, Initiating, Triage
-from bot.render.blocks import triage_line
+from bot.render.answer_view import triage_line
 from bot.render.progress import MIN_BYTES, busy, input_progress
 from bot.render.text import location
 

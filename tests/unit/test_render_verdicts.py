@@ -86,3 +86,13 @@ def test_benign_terminal_and_json():
     assert "Harmless: TypedStorage is deprecated" in terminal and "When it would matter" in terminal
     out = d.to_json()
     assert out["verdict"] == "benign" and out["results"][0]["id"] == BENIGN.id and "user_frame" not in out
+
+
+def test_slack_and_terminal_draw_one_view_of_the_runner_up():
+    noise = _candidate(BENIGN).model_copy(update={"confidence": 0.01})
+    d = Diagnosis(verdict="match", confidence=0.93, results=(_candidate(FAILURE, "CUDA out of memory"), noise))
+    assert "runner-up" not in str(render.render_diagnosis(d, ref="r4").blocks)
+    assert "runner-up" not in _text(render_terminal(d))
+    shown = d.model_copy(update={"results": (d.results[0], noise.model_copy(update={"confidence": 0.4}))})
+    assert "runner-up" in str(render.render_diagnosis(shown, ref="r5").blocks)
+    assert "runner-up" in _text(render_terminal(shown))
