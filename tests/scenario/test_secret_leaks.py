@@ -76,7 +76,7 @@ def test_no_secret_in_cli_json(tmp_path, fake_engine, monkeypatch):
 
     log = tmp_path / "run.log"
     log.write_text(_paste())
-    monkeypatch.setattr(cli, "_engine", lambda *a, **k: fake_engine)
+    monkeypatch.setattr("bot.cli.common.engine", lambda *a, **k: fake_engine)
     result = CliRunner().invoke(cli.app, ["diagnose", str(log), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
