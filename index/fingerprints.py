@@ -71,10 +71,6 @@ class FingerprintIndex:
         self._uses = [uses[p] for p in self.patterns]
         self.scanner = MultiScanner(self.patterns, force_re2=force_re2, cache_dir=cache_dir)
 
-    @property
-    def fingerprint_count(self) -> int:
-        return sum(len(e.fingerprints) for e in self.entries)
-
     def scan(self, text: str | bytes) -> dict[int, EntryEvidence]:
         """Evidence per entry index, for entries that any pattern touched."""
         return self._evidence(self.scanner.scan(text, first_only=True))

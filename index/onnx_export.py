@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 import shutil
 import tempfile
 import warnings
@@ -68,16 +67,18 @@ def export(source: str, target: Path) -> dict:
     onnx_file = target / ONNX_CANDIDATES[0]
     onnx_file.parent.mkdir(parents=True, exist_ok=True)
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     import torch
     import transformers
+    from huggingface_hub.utils import disable_progress_bars
 
+    disable_progress_bars()
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
 
     # eager attention traces to plain MatMul/Softmax; the fused SDPA path is not needed at this size
-    model = transformers.AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
+    model = transformers.AutoModel.from_pretrained(
+        str(model_dir), attn_implementation="eager", local_files_only=True
+    ).eval()
 
     class LastHiddenState(torch.nn.Module):
         """Keyword arguments in, one tensor out (BertModel.forward's positional order varies by version)."""

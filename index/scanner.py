@@ -66,8 +66,16 @@ def iter_line_chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[bytes]:
 class MultiScanner:
     """Scan text for many patterns in one pass."""
 
-    def __init__(self, patterns: Sequence[str], *, force_re2: bool = False, cache_dir: Path | None = None):
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        *,
+        force_re2: bool = False,
+        cache_dir: Path | None = None,
+        chunk_bytes: int = CHUNK_BYTES,
+    ):
         self.patterns = list(patterns)
+        self.chunk_bytes = chunk_bytes
         self.cache_dir = cache_dir  # compiled Hyperscan databases are kept here between runs
         self.engine = "hyperscan" if HAVE_HYPERSCAN and not force_re2 else "re2"
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
@@ -106,7 +114,7 @@ class MultiScanner:
         data = text.encode("utf-8", "replace") if isinstance(text, str) else text
         found: dict[tuple[int, int], None] = {}
         line_base = 0
-        for chunk in iter_line_chunks(data):
+        for chunk in iter_line_chunks(data, self.chunk_bytes):
             for pattern, line in self._scan_chunk(chunk, first_only):
                 found.setdefault((pattern, line_base + line), None)
             if len(chunk) < len(data):  # more chunks follow: carry the line count

@@ -87,10 +87,8 @@ def emit(diagnosis, as_json: bool, *, with_table: bool = False) -> None:
 
     out.print(render(diagnosis))
     if with_table and diagnosis.triage is not None and diagnosis.triage.ranks_seen > 1:
-        try:
-            from bot.render.rank_table import rank_table
-        except ImportError:
-            return
+        from bot.render.rank_table import rank_table
+
         out.print(rank_table(diagnosis.triage))
 
 

@@ -52,7 +52,6 @@ STATUS = re.compile(
     r"(?:work sequence id: (\d+) PG status: last enqueued work: (-?\d+), last completed work: (-?\d+)"
     r"|(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+))"
 )
-DUMP_FROM = re.compile(r"collective timeout from rank (\d+)")
 DESYNC_RANKS = re.compile(r"\[([\d, ]+)\] (joined but didn't finish|finished collective|are the lagging ranks)|ranks \[([\d, ]+)\] are the lagging")
 NCCL_COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?:.*?busId ([0-9a-fA-F]+))?")
 XID = re.compile(r"Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+)(?:, pid=(\d+))?")

@@ -33,14 +33,11 @@ def test_hyperscan_is_used_when_installed():
 
 
 @pytest.mark.parametrize("force_re2", ENGINES)
-def test_line_numbers_survive_chunk_boundaries(force_re2, monkeypatch):
-    import index.scanner as scanner_module
-
-    monkeypatch.setattr(scanner_module, "CHUNK_BYTES", 64)
+def test_line_numbers_survive_chunk_boundaries(force_re2):
     lines = [f"noise line {i}" for i in range(200)]
     lines[57] = "boom: ibv_modify_qp failed here"
     lines[181] = "ibv_modify_qp failed again"
-    matches = MultiScanner(PATTERNS, force_re2=force_re2).scan("\n".join(lines))
+    matches = MultiScanner(PATTERNS, force_re2=force_re2, chunk_bytes=64).scan("\n".join(lines))
     assert [m.line for m in matches] == [58, 182]
 
 
