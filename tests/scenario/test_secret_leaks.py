@@ -19,7 +19,7 @@ from bot.slack.metrics import Metrics
 from bot.store.sql import SqlStore
 from tests.fakes import slack_payloads as p
 from tests.fakes.slack_harness import dispatch, test_settings
-from tests.secret_corpus import ALL_SECRETS, CORPUS, ONE_LINE_KEY, PEM_CUT, PEM_FULL
+from tests.fakes.secret_corpus import ALL_SECRETS, CORPUS, ONE_LINE_KEY, PEM_CUT, PEM_FULL
 
 FINGERPRINT_LINE = "RuntimeError: DataLoader worker (pid {n}) is killed by signal: Killed. "
 

@@ -16,7 +16,7 @@ from bot.slack.records import record_answer
 from bot.store.base import NONE_OF_THESE, Feedback
 from bot.store.sql import SqlStore
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackAPI
-from tests.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
+from tests.fakes.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB\n"
 WATCHDOG = (

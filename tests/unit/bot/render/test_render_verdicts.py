@@ -10,7 +10,7 @@ from bot.render import blocks as render
 from bot.render import slack_limits as lim
 from bot.render.terminal import render as render_terminal
 from kb.schema import Entry
-from tests.kbfactory import entry_dict
+from tests.fakes.kbfactory import entry_dict
 
 BENIGN = Entry.model_validate(
     entry_dict(

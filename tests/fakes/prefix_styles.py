@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from bot.model import LogFile
-from tests.triage_scenarios import chatter, clock, nccl_startup, oom_lines, timed, watchdog_block
+from tests.fakes.scenarios import chatter, clock, nccl_startup, oom_lines, timed, watchdog_block
 
 STYLES = ("rank", "kubectl-timestamps", "kubectl-prefix", "torchrun-tee", "srun-label", "mpi-tag-output", "pdsh", "ray")
 T_FAIL = 191.2

@@ -58,6 +58,7 @@ def test_missing_file_exits_2(cli, tmp_path):
     assert result.exit_code == 2 and "no such file" in result.stderr
 
 
+@pytest.mark.slow  # writes a 50 MB log
 def test_fifty_megabyte_log_is_answered(cli, tmp_path):
     noise = "".join(f"[rank0]: step {i} loss 2.{i % 10} lr 3e-4 tokens/s 41234\n" for i in range(1000))
     big = tmp_path / "big.log"

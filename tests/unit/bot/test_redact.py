@@ -11,7 +11,7 @@ import bot.redact as redact_module
 from bot.redact import MASK, redact
 from bot.redact_rules import all_rules
 from index.scanner import MultiScanner
-from tests.secret_corpus import (
+from tests.fakes.secret_corpus import (
     ALL_SECRETS,
     CORPUS,
     KEEP,

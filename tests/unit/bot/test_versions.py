@@ -1,7 +1,7 @@
 from bot.ingest import report_from_text
 from bot.versions import mismatches, versions_of
 from kb.load import load_kb
-from tests.kbfactory import entry_dict, write_kb
+from tests.fakes.kbfactory import entry_dict, write_kb
 
 
 def test_versions_of_a_log():

@@ -5,7 +5,7 @@ from pathlib import Path
 from bot.evaluate import load_cases
 from kb.load import load_kb
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "eval"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "eval"
 
 
 def test_example_cases_load_and_name_bundled_entries():

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from bot.cli import app
 from bot.contract import DiagnosisOut, schema
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "json.schema.json"
+SCHEMA_FILE = Path(__file__).resolve().parents[3] / "docs" / "json.schema.json"
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB\n"
 USER_BUG = (
@@ -30,6 +30,7 @@ def test_committed_schema_is_generated_from_the_model():
     assert json.loads(SCHEMA_FILE.read_text()) == schema(), "run: python -m bot.contract > docs/json.schema.json"
 
 
+@pytest.mark.model  # a question runs dense retrieval: the first call builds the fixture index
 @pytest.mark.parametrize(
     ("stdin", "verdict"),
     [(OOM + "Traceback (most recent call last):\n", "match"), ("how do I center a div in css?\n", None), (USER_BUG, "user-code"), (RANKS, None)],

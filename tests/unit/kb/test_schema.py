@@ -3,7 +3,7 @@ from pydantic import ValidationError
 
 from kb.load import KBLoadError, load_kb
 from kb.schema import Entry
-from tests.kbfactory import entry_dict, write_kb
+from tests.fakes.kbfactory import entry_dict, write_kb
 
 
 def test_a_complete_entry_validates():

@@ -26,7 +26,7 @@ from kb.load import load_kb
 
 pytestmark = pytest.mark.model  # these load all-MiniLM-L6-v2 and export it once per session
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEXTS = [
     "why does dcp.save hang at 64 GPUs?",
     "NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129",

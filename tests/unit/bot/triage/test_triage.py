@@ -13,7 +13,7 @@ from bot.triage import scan as triage_scan
 from bot.triage import triage
 from bot.triage.fields import who
 from index.prefixes import parse_source_name, parse_timestamp
-from tests.triage_scenarios import (
+from tests.fakes.scenarios import (
     Scenario,
     all_ranks_oom_at_once,
     all_scenarios,

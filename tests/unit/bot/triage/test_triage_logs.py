@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from bot.cli import app
 from bot.model import LogFile, Report
 from bot.triage import triage
-from tests.prefix_styles import STYLES, styled_job
-from tests.triage_scenarios import node_file_failure
+from tests.fakes.prefix_styles import STYLES, styled_job
+from tests.fakes.scenarios import node_file_failure
 
 
 def line_of(files, name: str, line: int) -> str:

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bot.calibration_data import FOLDS, CaseResult, Text, cross_validate, fit_calibration, fold_of, run, texts
-from tests.kbfactory import FIXTURE_ENTRIES, write_kb
-from tests.unit.test_verdicts import BENIGN, USER_BUG
+from tests.fakes.kbfactory import FIXTURE_ENTRIES, write_kb
+from tests.fakes.kbfactory import BENIGN, USER_BUG
 
 
 @pytest.fixture(scope="module")

@@ -124,3 +124,34 @@ FIXTURE_ENTRIES = [
         questions=["nccl init fails with out of memory"],
     ),
 ]
+
+
+# A harmless warning, its entry, an OOM line and a plain user bug: the verdict and calibration tests share them.
+TYPED_STORAGE = (
+    "/usr/lib/python3.10/site-packages/torch/_utils.py:831: UserWarning: TypedStorage is deprecated. It will be removed "
+    "in the future and UntypedStorage will be the only storage class. This should only matter to you if you are using "
+    "storages directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()"
+)
+
+BENIGN = entry_dict(
+    "torch-typedstorage-deprecated",
+    category="environment",
+    kind="benign",
+    title="TypedStorage is deprecated (harmless warning)",
+    summary="A deprecation notice torch prints when code touches tensor.storage(); training is unaffected.",
+    symptoms=["A UserWarning about TypedStorage at start-up or when loading a checkpoint."],
+    fingerprints=[{"pattern": r"TypedStorage is deprecated", "strength": "strong", "source": "PyTorch >=2.0 torch/storage.py"}],
+    root_cause=["Some library still calls tensor.storage(), which torch plans to remove; nothing is wrong with the run."],
+    fix=["Upgrade the library that calls tensor.storage(), or filter the warning with warnings.filterwarnings."],
+    when_it_matters=["When you upgrade to a torch release that has removed TypedStorage and the calling code breaks."],
+    samples=[TYPED_STORAGE, "  warnings.warn(message, UserWarning)\n" + TYPED_STORAGE.replace("831", "776")],
+    questions=["is the TypedStorage is deprecated warning a problem?"],
+)
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
+USER_BUG = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/ana/proj/train.py", line 88, in main\n'
+    '    y = batch["label"]\n'
+    "KeyError: 'label'\n"
+)

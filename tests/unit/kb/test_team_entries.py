@@ -7,7 +7,7 @@ import pytest
 from bot.settings import Settings
 from kb.lint import static_problems
 from kb.load import KBLoadError, load_kb
-from tests.kbfactory import entry_dict, write_kb
+from tests.fakes.kbfactory import entry_dict, write_kb
 
 
 @pytest.fixture()

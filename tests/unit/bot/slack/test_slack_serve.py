@@ -75,6 +75,7 @@ def test_bad_log_level_is_one_line(monkeypatch):
     assert "--log-level" in line
 
 
+@pytest.mark.slow  # waits for the index build to fail
 def test_unwritable_index_dir_is_one_line(monkeypatch, tmp_path):
     not_a_dir = tmp_path / "a-file"
     not_a_dir.write_text("")  # an index directory below a regular file cannot be created, even by root
@@ -87,6 +88,7 @@ def test_unwritable_index_dir_is_one_line(monkeypatch, tmp_path):
     assert "TRAINDOC_INDEX_DIR" in line
 
 
+@pytest.mark.slow  # waits out the connection retries
 def test_slack_unreachable_in_socket_mode_is_one_line(monkeypatch):
     from bot.slack import serve as serve_module
 

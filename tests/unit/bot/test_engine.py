@@ -7,7 +7,7 @@ from bot.ingest import report_from_text
 from index import store
 from index.fingerprints import FingerprintIndex
 from kb.load import load_kb
-from tests.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
+from tests.fakes.kbfactory import FIXTURE_ENTRIES, entry_dict, write_kb
 
 
 def ids(diagnosis):

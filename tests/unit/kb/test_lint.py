@@ -1,6 +1,6 @@
 from kb.lint import static_problems
 from kb.load import load_kb
-from tests.kbfactory import entry_dict, write_kb
+from tests.fakes.kbfactory import entry_dict, write_kb
 
 
 def _problems(tmp_path, entries):

@@ -20,7 +20,7 @@ from tests.fakes.engine import FakeEngine
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_harness import dispatch, test_settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 MANIFESTS = {mode: ROOT / "deploy" / "slack" / f"manifest.{mode}.yml" for mode in ("socket", "http")}
 
 # Slack's documented requirements, written down independently of bot/slack/registry.py.
