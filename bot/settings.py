@@ -69,7 +69,8 @@ class Settings(BaseSettings):
     listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
     metrics_host: str = "0.0.0.0"  # /metrics listens apart from the events port (HTTP mode)
     metrics_port: int | None = 9090
-    worker_threads: int = 4  # downloads and diagnoses of messages (slow), bot.slack.workers
+    worker_threads: int = 4  # diagnoses of messages (CPU-bound), bot.slack.workers
+    download_threads: int = 8  # messages with files or thread history: waiting on Slack's file host
     work_queue_size: int = 32  # reports waiting for a worker; beyond it users hear "busy, retrying"
 
     @field_validator("calibration")

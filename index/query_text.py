@@ -79,13 +79,22 @@ def evidence_text(text: str, *, hit_lines: frozenset[int] = frozenset(), limit: 
             picked.append((priority, index, message))
 
     last_exception = -1
+    # A repeated line (a flood of one warning, a decompressed bomb) adds nothing after its first
+    # occurrence, so it is parsed once; only "is it an exception line" matters for the repeats.
+    exception_lines: dict[str, bool] = {}
     for i, raw in enumerate(lines):
+        if (repeat := exception_lines.get(raw)) is not None:
+            if repeat and i + 1 not in hit_lines:
+                last_exception = i
+            continue
         message = strip_prefix(raw)
+        is_exception = bool(message) and not _NOISE.search(message) and bool(_FINAL_EXCEPTION.match(message))
+        exception_lines[raw] = is_exception
         if not message or _NOISE.search(message):
             continue
         if i + 1 in hit_lines:
             add(0, i, message)
-        elif _FINAL_EXCEPTION.match(message):
+        elif is_exception:
             add(1, i, message)
             last_exception = i
         elif m := _FRAME.match(message):

@@ -19,6 +19,7 @@ from bot.render import blocks as render
 from bot.settings import Settings
 from bot.slack import actions, commands, home, messages, registry
 from bot.slack.dedup import dedup_middleware
+from bot.slack.identity import FirstEventIdentity
 from bot.slack.deps import Deps, log
 from bot.slack.metrics import Metrics
 from bot.slack.retry import retry_handlers
@@ -48,6 +49,7 @@ def create_app(
     engine: DiagnosisEngine | None = None,
     metrics: Metrics | None = None,
     pool: WorkerPool | None = None,
+    downloads: WorkerPool | None = None,
 ) -> App:
     if engine is None:
         from bot.diagnose import Engine  # the pipeline, built only when nobody injected one
@@ -59,7 +61,8 @@ def create_app(
         store = store_from_settings(settings)
     metrics = metrics or Metrics()
     pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
-    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool)
+    downloads = downloads or WorkerPool(settings.download_threads, settings.work_queue_size, name="traindoc-download")
+    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool, downloads=downloads)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(
         client=client or build_client(settings, metrics),
@@ -67,6 +70,7 @@ def create_app(
         # Socket Mode has no signatures; HTTP mode refuses to start without a secret (serve.py).
         request_verification_enabled=bool(secret),
         token_verification_enabled=False,  # no auth.test at construction time
+        before_authorize=FirstEventIdentity(),  # ...but a failed first auth.test never loses the event
         # Listeners block on the engine (up to seconds per log): size the pool for concurrent reports.
         listener_executor=ThreadPoolExecutor(
             max_workers=settings.listener_threads, thread_name_prefix="traindoc-listener"

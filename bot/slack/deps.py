@@ -30,6 +30,9 @@ class Deps:
     store: Store
     metrics: Metrics = field(default_factory=Metrics)
     pool: WorkerPool = field(default_factory=lambda: WorkerPool(4, 32))  # slow work, off Bolt's threads
+    # Messages that must download first wait on the network, not the CPU: a lane of their own so
+    # slow file hosts never hold the workers that answer pasted logs.
+    downloads: WorkerPool = field(default_factory=lambda: WorkerPool(8, 32, name="traindoc-download"))
     _titles: dict[str, str] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

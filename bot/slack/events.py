@@ -63,6 +63,11 @@ def reply_thread(event: Mapping[str, Any], surface: Surface) -> str | None:
     return event.get("thread_ts") or event.get("ts")
 
 
+def in_thread(event: Mapping[str, Any]) -> bool:
+    """A reply inside a thread (not the thread's parent, not a top-level message)."""
+    return bool(event.get("thread_ts")) and event.get("thread_ts") != event.get("ts")
+
+
 def is_bare(text: str) -> bool:
     """A mention with nothing else in it (then the thread is the input)."""
     return not re.sub(r"<@[A-Z0-9]+(?:\|[^>]*)?>", "", text).strip()

@@ -1,8 +1,9 @@
 """HTTP mode on a production server: Bolt's Starlette adapter served by uvicorn.
 
 Two listeners: the events port (POST /slack/events, GET /healthz, GET /readyz), reachable by Slack,
-and a separate metrics port (GET /metrics, Prometheus text with process metrics) that stays inside
-the cluster. Bolt's dispatch (signature check, ack) runs on a worker thread, never on the event loop.
+and a separate metrics port (GET /metrics, Prometheus text with process metrics, and the same
+probes) that stays inside the cluster. In Socket Mode the metrics port is the only listener: its
+probes also say whether the socket to Slack is connected. Bolt's dispatch (signature check, ack) runs on a worker thread, never on the event loop.
 Bodies are capped before they are read; keep-alive and connection counts are bounded by uvicorn.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import uvicorn
@@ -57,7 +59,16 @@ def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_
             return PlainTextResponse("invalid request\n", status_code=401)
         return to_starlette_response(bolt_response)
 
+    return Starlette(routes=[Route(EVENTS_PATH, events, methods=["POST"]), *probe_routes(pool)])
+
+
+def probe_routes(pool: WorkerPool | None, connected: Callable[[], bool] | None = None) -> list[Route]:
+    """/healthz: the process works (queued work progresses; in Socket Mode, the socket is up).
+    /readyz: it can take more work now (the queue has room)."""
+
     async def healthz(_request: Request) -> Response:
+        if connected is not None and not connected():
+            return PlainTextResponse("not connected to Slack\n", status_code=503)
         if pool is not None and pool.stuck():
             return PlainTextResponse("stuck: queued work has not progressed\n", status_code=503)
         return PlainTextResponse("ok\n")
@@ -67,20 +78,16 @@ def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_
             return PlainTextResponse("busy: the work queue is full\n", status_code=503)
         return PlainTextResponse("ready\n")
 
-    return Starlette(
-        routes=[
-            Route(EVENTS_PATH, events, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/readyz", readyz, methods=["GET"]),
-        ]
-    )
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"])]
 
 
-def metrics_app(metrics: Metrics) -> Starlette:
+def metrics_app(
+    metrics: Metrics, *, pool: WorkerPool | None = None, connected: Callable[[], bool] | None = None
+) -> Starlette:
     async def render(_request: Request) -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    return Starlette(routes=[Route("/metrics", render, methods=["GET"])])
+    return Starlette(routes=[Route("/metrics", render, methods=["GET"]), *probe_routes(pool, connected)])
 
 
 def _config(asgi: Starlette, host: str, port: int) -> uvicorn.Config:
@@ -101,7 +108,7 @@ def _config(asgi: Starlette, host: str, port: int) -> uvicorn.Config:
 class HttpServers:
     """The events server and the metrics server, run together on one event loop in a thread."""
 
-    events: uvicorn.Server
+    events: uvicorn.Server | None
     metrics: uvicorn.Server | None
     _thread: threading.Thread | None = None
 
@@ -123,7 +130,7 @@ class HttpServers:
         await asyncio.gather(*(s.serve() for s in self._servers()))
 
     def _servers(self) -> list[uvicorn.Server]:
-        return [self.events] + ([self.metrics] if self.metrics is not None else [])
+        return [s for s in (self.events, self.metrics) if s is not None]
 
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -149,10 +156,21 @@ def make_http_servers(
     metrics_port: int | None = None,
     pool: WorkerPool | None = None,
 ) -> HttpServers:
-    events = uvicorn.Server(_config(events_app(app, pool=pool), host, port))
-    events.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    events = _server(events_app(app, pool=pool), host, port)
     metrics_server = None
     if metrics_port is not None:
-        metrics_server = uvicorn.Server(_config(metrics_app(metrics), metrics_host, metrics_port))
-        metrics_server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        metrics_server = _server(metrics_app(metrics, pool=pool), metrics_host, metrics_port)
     return HttpServers(events, metrics_server)
+
+
+def make_probe_server(
+    metrics: Metrics, host: str, port: int, *, pool: WorkerPool | None, connected: Callable[[], bool]
+) -> HttpServers:
+    """Socket Mode's only listener: /metrics, /healthz (socket up, work progressing), /readyz."""
+    return HttpServers(None, _server(metrics_app(metrics, pool=pool, connected=connected), host, port))
+
+
+def _server(asgi: Starlette, host: str, port: int) -> uvicorn.Server:
+    server = uvicorn.Server(_config(asgi, host, port))
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    return server

@@ -22,6 +22,7 @@ from bot.slack import events
 from bot.slack.deps import Deps, log, log_failure
 from bot.slack.files import FileOrigins, download_text, file_url
 from bot.slack.records import record_answer
+from bot.slack.workers import WorkerPool
 from kb.errors import IngestError, InputError
 
 FAILURE_TEXT = "Sorry, I couldn't analyse this (an internal error). Try again, or paste the log as a file."
@@ -41,9 +42,10 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
             return
         received = time.monotonic()
         task = lambda: answer(event, body, client, context, surface, received)
-        if deps.pool.submit(task):
+        pool = deps.downloads if needs_download(event, surface) else deps.pool
+        if pool.submit(task):
             return  # Bolt's listener thread is free again at once: commands and buttons still ack
-        retry_when_busy(deps, task, client, event, surface, body.get("event_id", "?"))
+        retry_when_busy(deps, pool, task, client, event, surface, body.get("event_id", "?"))
 
     def answer(
         event: dict[str, Any], body: dict[str, Any], client: WebClient, context: Any, surface: str, started: float
@@ -119,8 +121,21 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
     return on_message
 
 
+def needs_download(event: Mapping[str, Any], surface: str) -> bool:
+    """Attached files, or a bare mention in a thread (its history is fetched): network first."""
+    return bool(event.get("files")) or (
+        surface == "mention" and events.in_thread(event) and events.is_bare(event.get("text") or "")
+    )
+
+
 def retry_when_busy(
-    deps: Deps, task: Callable[[], None], client: WebClient, event: Mapping[str, Any], surface: str, event_id: str
+    deps: Deps,
+    pool: WorkerPool,
+    task: Callable[[], None],
+    client: WebClient,
+    event: Mapping[str, Any],
+    surface: str,
+    event_id: str,
 ) -> None:
     """The work queue is full: say so in the thread and retry a few times, never drop silently."""
     deps.metrics.busy.inc()
@@ -138,7 +153,7 @@ def retry_when_busy(
     say(BUSY_TEXT)
 
     def attempt(left: int) -> None:
-        if deps.pool.submit(task):
+        if pool.submit(task):
             return
         if left <= 0:
             log.error("event %s: still busy after %d retries; giving up", event_id, BUSY_RETRIES)
@@ -169,8 +184,7 @@ def gather_report(deps: Deps, event: Mapping[str, Any], client: WebClient, conte
     sources += read_files(
         deps, event.get("files") or [], token=_bot_token(client, context), origins=_origins(deps, context)
     )
-    in_thread = event.get("thread_ts") and event.get("thread_ts") != event.get("ts")
-    if not sources and surface == "mention" and events.is_bare(text) and in_thread:
+    if not sources and surface == "mention" and events.is_bare(text) and events.in_thread(event):
         sources = thread_sources(deps, event, client, context)
     if not sources:
         return None

@@ -114,11 +114,12 @@ def serve(
     if engine is None:
         engine = warmed_engine(settings)
     pool = WorkerPool(settings.worker_threads, settings.work_queue_size)
+    downloads = WorkerPool(settings.download_threads, settings.work_queue_size, name="traindoc-download")
     if store is None:
         from bot.store import store_from_settings
 
         store = store_from_settings(settings)
-    app = create_app(settings, store=store, engine=engine, metrics=metrics, pool=pool)
+    app = create_app(settings, store=store, engine=engine, metrics=metrics, pool=pool, downloads=downloads)
     start_purger(store, settings)
     if mode == "socket":
         from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -130,12 +131,24 @@ def serve(
         except Exception as exc:  # noqa: BLE001 - any failure to open the socket is a setup problem
             raise ConfigError(f"cannot connect to Slack over Socket Mode: {type(exc).__name__}: {exc}"[:300]) from None
         log.info("traindoc connected over Socket Mode")
+        probes = None
+        if settings.metrics_port is not None:  # the pod's liveness/readiness probes and /metrics
+            from bot.slack.http import HttpServers, make_probe_server
+
+            probes = make_probe_server(
+                metrics, settings.metrics_host, settings.metrics_port, pool=pool, connected=handler.client.is_connected
+            ).start()
+            assert probes.metrics is not None
+            bound = HttpServers.port_of(probes.metrics)
+            log.info("metrics and probes on http://%s:%s (metrics, healthz, readyz)", settings.metrics_host, bound)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
             pass
         finally:
             handler.close()
+            if probes is not None:
+                probes.stop()
         return
     from bot.slack.http import HttpServers, make_http_servers
 

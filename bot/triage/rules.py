@@ -81,7 +81,8 @@ def line_scanner() -> MultiScanner:
     return MultiScanner([rule.pattern for rule in RULES], cache_dir=hyperscan_cache_dir())
 
 
-def classify(rule_ids: list[int]) -> tuple[Role, str, bool] | None:
+@cache  # a handful of distinct rule sets recur over millions of lines
+def classify(rule_ids: tuple[int, ...]) -> tuple[Role, str, bool] | None:
     """The role and kind of a line from the rules it matched.
 
     A strong root wins over everything (a watchdog line that carries "illegal memory access" is the

@@ -48,6 +48,14 @@ class FileScan(Census):
     size: int = 0
     events: list[Event] = field(default_factory=list)
     _kept: dict[tuple, int] = field(default_factory=dict, repr=False)
+    _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)  # (line, rules) `wants` refused
+
+    def wants(self, prefix: Who, first_rule: str, kind: str) -> bool:
+        """Whether `keep` would store such an event (checked before the costly parts are built)."""
+        if kind == "activity":
+            return True
+        key = (prefix.rank, prefix.local_rank, prefix.node, prefix.pid, first_rule)
+        return self._kept.get(key, 0) < KEEP_FIRST and len(self.events) < MAX_EVENTS
 
     def keep(self, event: Event) -> None:
         p = event.prefix
@@ -150,12 +158,21 @@ def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, fi
     for start in sorted(by_start):
         line += int(np.count_nonzero(eq[counted:start]))
         counted = start
-        verdict = classify(sorted(by_start[start]))
+        rule_ids = tuple(sorted(by_start[start]))
+        verdict = classify(rule_ids)
         if verdict is None:
             continue
         role, kind, strong = verdict
         text = _line_text(chunk, haystack, base, start, first_end[start])
+        if (text, rule_ids) in scan._refused:
+            continue  # the same line again: refused for the same rank and rule as before
         prefix = who(text)
+        rules = tuple(RULES[i].name for i in rule_ids)
+        if not scan.wants(prefix, rules[0], kind):
+            # a flood of one error: its first few copies per rank are kept already
+            if len(scan._refused) < MAX_EVENTS:
+                scan._refused.add((text, rule_ids))
+            continue
         ts = prefix.ts
         if role == "root" and ts is None:
             ts = _timestamp_before(chunk, start, prefix, tail)
@@ -167,7 +184,7 @@ def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, fi
             role=role,
             kind=kind,
             strong=strong,
-            rules=tuple(RULES[i].name for i in sorted(by_start[start])),
+            rules=rules,
             prefix=prefix,
             ts=ts,
         ))

@@ -67,3 +67,41 @@ def test_slash_command_over_socket_mode_answers_ephemerally(socket_bot):
         lambda: [c for c in fake.calls_to("response_url") if c.path.endswith("/sock")], timeout=30, what="answer"
     )[0]
     assert answer.args["response_type"] == "ephemeral" and f"`{logs.OOM_ENTRY}`" in json.dumps(answer.args["blocks"])
+
+
+def test_socket_mode_probes_follow_the_socket(engine):
+    import urllib.error
+    import urllib.request
+
+    from bot.slack.http import HttpServers, make_probe_server
+    from bot.slack.workers import WorkerPool
+
+    def status(port: int, path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    with FakeSlackAPI() as fake, FakeSocketModeServer() as server:
+        fake.socket_url = server.url
+        metrics = Metrics()
+        app = create_app(test_settings(fake, SLACK_SIGNING_SECRET=""), store=MemoryStore(), engine=engine, metrics=metrics)
+        handler = SocketModeHandler(app, APP_TOKEN)
+        handler.connect()
+        server.wait_connected()
+        probes = make_probe_server(metrics, "127.0.0.1", 0, pool=WorkerPool(1, 4), connected=handler.client.is_connected)
+        probes.start()
+        try:
+            assert probes.metrics is not None
+            port = HttpServers.port_of(probes.metrics)
+            assert status(port, "/healthz") == 200 and status(port, "/readyz") == 200
+            assert status(port, "/metrics") == 200
+            handler.close()  # the socket is gone: the pod is not healthy any more
+            deadline = time.monotonic() + 10
+            while status(port, "/healthz") != 503 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert status(port, "/healthz") == 503
+        finally:
+            handler.close()
+            probes.stop()

@@ -56,6 +56,7 @@ class FakeFile:
     content_type: str
     html: bool = False  # answer the login page even with the right token (a broken file URL)
     redirect: str | None = None  # answer 302 to this Location instead (to test redirect handling)
+    delay_s: float = 0.0  # a slow file host for this file only (load tests)
 
 
 class FakeSlackAPI(LoopbackServer):
@@ -133,8 +134,10 @@ class FakeSlackAPI(LoopbackServer):
                 Scripted(status, body if body is not None else {"ok": status == 200}, headers or {}, times)
             )
 
-    def add_file(self, name: str, content: bytes, *, content_type: str = "text/plain", html: bool = False) -> str:
-        self.files[name] = FakeFile(content, content_type, html)
+    def add_file(
+        self, name: str, content: bytes, *, content_type: str = "text/plain", html: bool = False, delay_s: float = 0.0
+    ) -> str:
+        self.files[name] = FakeFile(content, content_type, html, delay_s=delay_s)
         return f"{self.root}files-pri/{TEAM_ID}-F{len(self.files)}/{name}"
 
     def add_redirect(self, name: str, location: str) -> str:
@@ -264,9 +267,9 @@ class FakeSlackAPI(LoopbackServer):
     def _serve_file(self, req: BaseHTTPRequestHandler, path: str, headers: dict[str, str]) -> None:
         name = path.rsplit("/", 1)[-1]
         self._record(Call("file", path, headers, {"name": name}))
-        if self.file_delay_s:
-            time.sleep(self.file_delay_s)
         found = self.files.get(name)
+        if delay := max(self.file_delay_s, found.delay_s if found else 0.0):
+            time.sleep(delay)
         authorized = headers.get("authorization") == f"Bearer {self.bot_token}"
         if found is None:
             _send(req, 404, b"not found", "text/plain")

@@ -54,3 +54,25 @@ def test_failed_placeholder_still_gets_the_answer(fake_slack, store, fake_engine
     assert logs.OOM_ENTRY not in str(failed.args.get("blocks"))  # the first post was the placeholder
     assert logs.OOM_ENTRY in str(answer.args["blocks"]) and not fake_slack.calls_to("chat.update")
     assert metrics.api_errors.labels(method="chat.postMessage")._value.get() == 1
+
+
+def test_first_event_survives_a_failing_auth_test(fake_slack, store, fake_engine):
+    app, metrics = _app(fake_slack, store, fake_engine)
+    # a 500 is retried by the client itself: the first event is answered without Slack's help
+    fake_slack.script("auth.test", status=500, body={"ok": False, "error": "internal_error"}, times=1)
+    first = dispatch(app, p.event_body(p.mention(logs.HOST_OOM)))
+    assert first.status == 200
+    assert logs.OOM_ENTRY in str(fake_slack.wait_calls("chat.update")[0].args["blocks"])
+    assert metrics.api_retries.labels(reason="server_error")._value.get() == 1
+
+
+def test_first_event_is_handed_back_when_auth_test_keeps_failing(fake_slack, store, fake_engine):
+    app, _ = _app(fake_slack, store, fake_engine)
+    fake_slack.script("auth.test", body={"ok": False, "error": "fatal_error"}, times=1)
+    body = p.event_body(p.mention(logs.HOST_OOM))
+    refused = dispatch(app, body)
+    assert refused.status == 503  # not acknowledged: Slack delivers the event again
+    assert not fake_slack.calls_to("chat.postMessage")
+    again = dispatch(app, body, retry_num=1)  # Slack's redelivery of the same event
+    assert again.status == 200
+    assert logs.OOM_ENTRY in str(fake_slack.wait_calls("chat.update")[0].args["blocks"])

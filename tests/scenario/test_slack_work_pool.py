@@ -95,3 +95,21 @@ def test_healthz_reports_a_stuck_pool_and_readyz_a_full_one(fake_slack, store):
     finally:
         gate.set()
         servers.stop()
+
+
+def test_slow_file_downloads_do_not_hold_the_workers_that_answer_pasted_logs(fake_slack, store):
+    # more slow attachments than there are diagnosis workers: they wait in a lane of their own
+    slow = [fake_slack.add_file(f"slow{i}.log", logs.SHM_BUS_ERROR.encode(), delay_s=3.0) for i in range(4)]
+    app = create_app(
+        test_settings(fake_slack, worker_threads=2, download_threads=4),
+        store=store,
+        engine=FakeEngine(),
+        metrics=Metrics(),
+    )
+    for i, url in enumerate(slow):
+        dispatch(app, p.event_body(p.mention("", files=[p.slack_file(f"f{i}.log", url)])))
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("file")) == 4, what="all four downloads started")
+    dispatch(app, p.event_body(p.mention(logs.HOST_OOM)))
+    # each download takes 3 s: had the pasted log queued behind them, it could not be answered sooner
+    fake_slack.wait_for(lambda: _answered(fake_slack) == 1, timeout=2.5, what="the pasted log answered first")
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("chat.update")) == 5, timeout=15, what="all five answered")
