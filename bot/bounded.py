@@ -1,4 +1,5 @@
-"""Read any input within a byte budget: one truncation policy for files, stdin and Slack attachments.
+"""Read any input within a byte budget: one truncation policy for files, stdin and Slack
+attachments.
 
 Input arrives as a stream of byte chunks (a file, stdin, an HTTP body). Gzip is inflated as a
 stream with `max_length`, so memory stays bounded whatever the compression ratio: a bomb stops at
@@ -27,7 +28,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 @dataclass(frozen=True)
 class Bounded:
-    """What was kept of one input: head and tail bytes, and what the text should say was left out."""
+    """What was kept of one input: head and tail bytes, and what the text should say was left
+    out."""
 
     head: bytes
     tail: bytes = b""
@@ -41,7 +43,8 @@ class Bounded:
 
 
 class HeadTail:
-    """Keep the first `head_bytes` and the last `tail_bytes` of a stream of chunks, in bounded memory."""
+    """Keep the first `head_bytes` and the last `tail_bytes` of a stream of chunks, in bounded
+    memory."""
 
     def __init__(self, max_bytes: int, head_share: float = HEAD_SHARE):
         self.max_bytes = max(1, max_bytes)
@@ -85,7 +88,8 @@ class HeadTail:
         head, tail = bytes(self._head), b"".join(self._tail)
         if not self._dropped:
             return Bounded(head=head + tail, notes=notes)
-        # Cut at line breaks: the head ends after its last complete line, the tail starts at a new one.
+        # Cut at line breaks: the head ends after its last complete line, the tail starts at a new
+        # one.
         skipped, lines = self._dropped, self._dropped_lines
         cut = head.rfind(b"\n")
         if cut >= 0:
@@ -96,10 +100,14 @@ class HeadTail:
             skipped += start + 1
             lines += 1
             tail = tail[start + 1 :]
-        return Bounded(head=head, tail=tail, skipped_bytes=skipped, skipped_lines=lines, notes=notes)
+        return Bounded(
+            head=head, tail=tail, skipped_bytes=skipped, skipped_lines=lines, notes=notes
+        )
 
 
-def read_bounded(chunks: Iterable[bytes], max_bytes: int, *, inflate_limit: int | None = None) -> Bounded:
+def read_bounded(
+    chunks: Iterable[bytes], max_bytes: int, *, inflate_limit: int | None = None
+) -> Bounded:
     """Head and tail of a chunked stream, gzip (one or more members) inflated on the fly."""
     it = iter(chunks)
     first = b""
@@ -137,15 +145,20 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
             except zlib.error as exc:
                 if produced == 0:
                     raise IngestError(f"corrupt gzip data: {exc}") from None
-                return (f"the gzip data is corrupt after {produced:,} bytes; read what came before",)
+                return (
+                    f"the gzip data is corrupt after {produced:,} bytes; read what came before",
+                )
             out = out[: limit - produced]  # stop exactly at the limit, whatever the chunking
             produced += len(out)
             keep.feed(out)
             if produced >= limit:
                 return (
-                    f"stopped decompressing at {limit:,} bytes (a gzip this large is likely a bomb); the rest was not read",
+                    f"stopped decompressing at {limit:,} bytes (a gzip this large is likely a "
+                    "bomb); the rest was not read",
                 )
-            if inflater.eof:  # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
+            if (
+                inflater.eof
+            ):  # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
                 in_member, out = False, b""
                 data = inflater.unused_data
                 if data and not data.startswith(GZIP_MAGIC):

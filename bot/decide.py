@@ -73,7 +73,10 @@ def decide(
     results = [pick(failures, int(i)) for i in _positive(failures)]
     top = int(failures.order[0]) if len(failures.order) else -1
     failure_strong = top >= 0 and bool(failures.strong[top]) and failures.fused[top] > 0
-    benign = [pick(ranked, i) for i in _benign_shown(ranked, catalog.benign, shown_evidence, kind, failure_strong)]
+    benign = [
+        pick(ranked, i)
+        for i in _benign_shown(ranked, catalog.benign, shown_evidence, kind, failure_strong)
+    ]
     confidence = results[0].confidence if results else 0.0
     threshold = catalog.threshold
     verdict, reason, frame = "abstain", "", None
@@ -84,11 +87,19 @@ def decide(
     elif results and confidence >= threshold:
         verdict = "match"
     else:
-        reason = "no entry matched" if not results else f"best confidence {confidence:.2f} is below {threshold:.2f}"
+        reason = (
+            "no entry matched"
+            if not results
+            else f"best confidence {confidence:.2f} is below {threshold:.2f}"
+        )
     if verdict == "benign":
         return Diagnosis(
-            verdict="benign", confidence=benign[0].confidence, results=tuple(benign), kind=kind,
-            triage=triage, elapsed_ms=elapsed_ms,
+            verdict="benign",
+            confidence=benign[0].confidence,
+            results=tuple(benign),
+            kind=kind,
+            triage=triage,
+            elapsed_ms=elapsed_ms,
         )
     return Diagnosis(
         verdict=verdict,
@@ -105,8 +116,13 @@ def decide(
 
 def features_of(ranked: Ranked, entry: int, kind: str) -> Features:
     return candidate_features(
-        ranked.scores, ranked.strong, ranked.fused, entry,
-        dense_used=ranked.dense_used, question=kind == "question", signal=ranked.signal,
+        ranked.scores,
+        ranked.strong,
+        ranked.fused,
+        entry,
+        dense_used=ranked.dense_used,
+        question=kind == "question",
+        signal=ranked.signal,
     )
 
 
@@ -154,7 +170,11 @@ def _positive(ranked: Ranked) -> list[int]:
 
 
 def _benign_shown(
-    ranked: Ranked, benign: np.ndarray, shown_evidence: dict[int, EntryEvidence], kind: str, failure_strong: bool
+    ranked: Ranked,
+    benign: np.ndarray,
+    shown_evidence: dict[int, EntryEvidence],
+    kind: str,
+    failure_strong: bool,
 ) -> list[int]:
     """Benign entries this input shows: those whose strong fingerprint hit a line, best first;
     for a question without such a line, the benign entry that tops the whole ranking."""
@@ -163,7 +183,12 @@ def _benign_shown(
         first = int(ranked.order[0])
         if benign[first] and ranked.fused[first] > 0:
             hit = [first]
-    hit.sort(key=lambda i: (-shown_evidence[i].score if i in shown_evidence else 0.0, -float(ranked.fused[i])))
+    hit.sort(
+        key=lambda i: (
+            -shown_evidence[i].score if i in shown_evidence else 0.0,
+            -float(ranked.fused[i]),
+        )
+    )
     return hit[:TOP_K]
 
 
@@ -174,13 +199,22 @@ def _masked(ranked: Ranked, mask: np.ndarray) -> Ranked:
         return ranked
     fused = np.where(mask, 0.0, ranked.fused).astype(ranked.fused.dtype)
     return Ranked(
-        ranking(fused), fused, ranked.scores, ranked.strong & ~mask, ranked.evidence, ranked.dense_used,
-        ranked.query, ranked.retriever, ranked.signal,
+        ranking(fused),
+        fused,
+        ranked.scores,
+        ranked.strong & ~mask,
+        ranked.evidence,
+        ranked.dense_used,
+        ranked.query,
+        ranked.retriever,
+        ranked.signal,
     )
 
 
 # A Python exception line (possibly behind a launcher prefix): "RuntimeError: ...", "KeyError: 'x'".
-_EXCEPTION_LINE = re2.compile(r"(?m)^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)")
+_EXCEPTION_LINE = re2.compile(
+    r"(?m)^(?:\[\w+\]:\s*|\d{1,5}: )?\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)"
+)
 
 
 def _unexplained(text: str, harmless_lines: frozenset[int], kind: str) -> bool:
@@ -218,12 +252,16 @@ class _LineLookup:
     """Fetch a few 1-based lines of the input (the files joined by newlines, as line numbers count
     them) without joining or splitting it, and say where each is in the user's own files."""
 
-    def __init__(self, text: str, files: Sequence[LogFile] = (), origins: Sequence[tuple[str, int]] = ()):
+    def __init__(
+        self, text: str, files: Sequence[LogFile] = (), origins: Sequence[tuple[str, int]] = ()
+    ):
         self._texts = [f.text for f in files] or [text]
         self._names: list[str | None] = [f.name for f in files] or [None]
         self._origins = origins
         self._cache: dict[int, str] = {}
-        self._starts: dict[int, tuple[bytes, np.ndarray]] = {}  # per text, made when a line of it is asked for
+        self._starts: dict[
+            int, tuple[bytes, np.ndarray]
+        ] = {}  # per text, made when a line of it is asked for
         self._first_lines: list[int] = []  # the joined numbering's line of each text's line 1
         first = 1
         for t in self._texts:
@@ -248,11 +286,15 @@ class _LineLookup:
         text = redact(self.get(h.line))
         if (m := compile_linear(h.pattern).search(text)) is not None:
             text = clip_around(text, m.start(), m.end(), HIT_TEXT_CHARS)
-            m = compile_linear(h.pattern).search(text)  # where it lies in the clipped text, if still whole
+            m = compile_linear(h.pattern).search(
+                text
+            )  # where it lies in the clipped text, if still whole
         else:
             text = text[:HIT_TEXT_CHARS]
         span = (m.start(), m.end()) if m is not None else None
-        return FingerprintHit(pattern=h.pattern, line=line, text=text, strength=h.strength, file=name, span=span)
+        return FingerprintHit(
+            pattern=h.pattern, line=line, text=text, strength=h.strength, file=name, span=span
+        )
 
     def get(self, line: int) -> str:
         if line not in self._cache:

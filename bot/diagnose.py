@@ -55,7 +55,9 @@ class Engine:
         self.embedder = embedder
         self.index_dir = index_dir
         self.calibrations = calibrations if calibrations is not None else calibration.load_all()
-        self.abstain_below = abstain_below if abstain_below is not None else self.calibration_for("hybrid").threshold
+        self.abstain_below = (
+            abstain_below if abstain_below is not None else self.calibration_for("hybrid").threshold
+        )
         self.fingerprints = FingerprintIndex(self._entries, cache_dir=index_dir.parent)
         self.lexical = LexicalIndex(self._entries)
         self._collateral = np.array([e.collateral for e in self._entries], dtype=bool)
@@ -83,10 +85,14 @@ class Engine:
         index_dir = settings.resolved_index_dir()
         return cls(
             kb or settings.load_kb(),
-            embedder=choose_embedder(settings.embedder, settings.model_path, settings.model_name, index_dir),
+            embedder=choose_embedder(
+                settings.embedder, settings.model_path, settings.model_name, index_dir
+            ),
             index_dir=index_dir,
             abstain_below=settings.abstain_below,
-            calibrations=calibration.load_all(settings.calibration) if settings.calibration else None,
+            calibrations=calibration.load_all(settings.calibration)
+            if settings.calibration
+            else None,
             progress=progress,
         )
 
@@ -112,7 +118,9 @@ class Engine:
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan_files([f.text for f in report.files])
         text = focus or report.text  # the whole input joined only when triage found no focus
-        named_initiator = triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        named_initiator = (
+            triage is not None and triage.initiating is not None and not triage.no_single_initiator
+        )
         harmless_lines = self._benign_lines(full_evidence)
         rank_text = focus or text
         if harmless_lines and not focus:
@@ -182,7 +190,9 @@ class Engine:
         """Build the index now even if it is current; returns its manifest."""
         from index import store
 
-        manifest = store.build(self.index_dir, self.kb, self.embedder, progress=self._progress, force=True)
+        manifest = store.build(
+            self.index_dir, self.kb, self.embedder, progress=self._progress, force=True
+        )
         self._dense = None
         return manifest
 
@@ -220,16 +230,23 @@ class Engine:
             for i in self._explains.get(finding, ()):
                 fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
                 strong[i] = True
-        if root_known or (strong & ~self._collateral & ~self._benign).any():  # the root cause outranks what followed
+        if (
+            root_known or (strong & ~self._collateral & ~self._benign).any()
+        ):  # the root cause outranks what followed
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self._query_text(text, kind, evidence)
         if context:
             query = f"{context}\n{query}"
-        lexical = self.lexical.scores(query) if retriever in ("hybrid", "lexical") else np.zeros(n, np.float32)
+        lexical = (
+            self.lexical.scores(query)
+            if retriever in ("hybrid", "lexical")
+            else np.zeros(n, np.float32)
+        )
         use_dense = retriever == "dense" or (
             # a harmless warning's fingerprint decides nothing about the failure entries
             retriever == "hybrid"
-            and decisive_fingerprint(np.where(self._benign, 0.0, fp), strong & ~self._benign) is None
+            and decisive_fingerprint(np.where(self._benign, 0.0, fp), strong & ~self._benign)
+            is None
         )
         dense = np.zeros(n, dtype=np.float32)
         if use_dense:
@@ -249,7 +266,9 @@ class Engine:
                 if mismatches(self._entries[i].applies_to, versions):
                     fused[i] *= VERSION_MISMATCH_FACTOR
         signal = max(error_signal(text), error_signal(context)) if context else error_signal(text)
-        return Ranked(ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever, signal)
+        return Ranked(
+            ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever, signal
+        )
 
     def _embed_query(self, query: str) -> np.ndarray:
         """One embedding per distinct query among the last few (the eval and calibration run the
@@ -270,10 +289,16 @@ class Engine:
         return self.calibrations.get(retriever, calibration.PRIOR)
 
     def threshold(self, retriever: str = "hybrid") -> float:
-        return self.abstain_below if retriever == "hybrid" else self.calibration_for(retriever).threshold
+        return (
+            self.abstain_below
+            if retriever == "hybrid"
+            else self.calibration_for(retriever).threshold
+        )
 
     def _catalog(self, retriever: str) -> Catalog:
-        return Catalog(self._entries, self._benign, self.calibration_for(retriever), self.threshold(retriever))
+        return Catalog(
+            self._entries, self._benign, self.calibration_for(retriever), self.threshold(retriever)
+        )
 
 
 def _blank_lines(text: str, numbers: frozenset[int]) -> str:

@@ -25,16 +25,22 @@ class RankProblem:
         return f"{self.entry}: sample {self.sample + 1} {self.detail} (ranked first: {self.winner})"
 
 
-def ranking_problems(engine: Engine, *, category: str | None = None, progress: Callable[[], None] | None = None) -> list[RankProblem]:
+def ranking_problems(
+    engine: Engine, *, category: str | None = None, progress: Callable[[], None] | None = None
+) -> list[RankProblem]:
     engine.ensure_index()
-    vector_of = {(t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))}
+    vector_of = {
+        (t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))
+    }
     problems: list[RankProblem] = []
     for index, entry in enumerate(engine.entries()):
         if category and entry.category != category:
             continue
         for k, sample in enumerate(entry.samples):
             skip = frozenset({vector_of[(index, "sample", k)]})
-            report = Report(files=(LogFile(name="<sample>", text=normalize(sample)),), kind="log", origin="lint")
+            report = Report(
+                files=(LogFile(name="<sample>", text=normalize(sample)),), kind="log", origin="lint"
+            )
             diagnosis = engine.diagnose(report, leave_out=skip)
             # A failure's sample competes among failures only: benign entries never take the
             # answer, they fold into "also in this log (harmless)"; a benign sample is answered
@@ -43,10 +49,14 @@ def ranking_problems(engine: Engine, *, category: str | None = None, progress: C
             ranked = diagnosis.results if explained else diagnosis.harmless
             if not ranked or ranked[0].id != entry.id:
                 winner = ranked[0].id if ranked else "-"
-                problems.append(RankProblem(entry.id, k, winner, "does not rank its own entry first"))
+                problems.append(
+                    RankProblem(entry.id, k, winner, "does not rank its own entry first")
+                )
                 continue
             if len(ranked) > 1 and ranked[1].score >= ranked[0].score - 1e-6:
-                problems.append(RankProblem(entry.id, k, ranked[1].id, "is claimed by another entry (tie)"))
+                problems.append(
+                    RankProblem(entry.id, k, ranked[1].id, "is claimed by another entry (tie)")
+                )
         if progress:
             progress()
     return problems

@@ -3,7 +3,8 @@ summary and the renderers word it.
 
 `label` is the noun phrase of the rank table ("CUDA out of memory"); `root` is what a failing rank
 did ("ran out of GPU memory"); `collateral` is what ranks hit by another's failure did ("timed out
-waiting"). Kinds the rules assign and kinds triage infers (stalled, checkpoint, silent) are both here.
+waiting"). Kinds the rules assign and kinds triage infers (stalled, checkpoint, silent) are both
+here.
 """
 
 from __future__ import annotations
@@ -24,14 +25,36 @@ KINDS: dict[str, Kind] = {
     for k in (
         # collateral: ranks that fail because another did
         Kind("watchdog-timeout", "watchdog timeout", collateral="timed out waiting"),
-        Kind("remote-error", "NCCL remote error (peer exited)", collateral="saw NCCL remote errors (a peer exited)"),
-        Kind("nccl-aborted", "NCCL communicator aborted", collateral="aborted their NCCL communicators"),
-        Kind("store-error", "TCPStore connection lost", collateral="lost their TCPStore connection"),
-        Kind("heartbeat", "NCCL heartbeat monitor kill", collateral="were stopped by the NCCL heartbeat monitor"),
-        Kind("sigterm", "stopped by the launcher (SIGTERM)", collateral="were stopped by the launcher (SIGTERM)"),
-        Kind("elastic", "reported failed by torchrun", collateral="were reported failed by torchrun"),
+        Kind(
+            "remote-error",
+            "NCCL remote error (peer exited)",
+            collateral="saw NCCL remote errors (a peer exited)",
+        ),
+        Kind(
+            "nccl-aborted",
+            "NCCL communicator aborted",
+            collateral="aborted their NCCL communicators",
+        ),
+        Kind(
+            "store-error", "TCPStore connection lost", collateral="lost their TCPStore connection"
+        ),
+        Kind(
+            "heartbeat",
+            "NCCL heartbeat monitor kill",
+            collateral="were stopped by the NCCL heartbeat monitor",
+        ),
+        Kind(
+            "sigterm",
+            "stopped by the launcher (SIGTERM)",
+            collateral="were stopped by the launcher (SIGTERM)",
+        ),
+        Kind(
+            "elastic", "reported failed by torchrun", collateral="were reported failed by torchrun"
+        ),
         Kind("dump-signal", "told to dump NCCL state", collateral="were told to dump NCCL state"),
-        Kind("watchdog-status", "NCCL watchdog failure", collateral="reported NCCL watchdog failures"),
+        Kind(
+            "watchdog-status", "NCCL watchdog failure", collateral="reported NCCL watchdog failures"
+        ),
         Kind(
             "desync",
             "collective desync report",
@@ -68,5 +91,11 @@ COLLATERAL_ORDER = (
 )  # fmt: skip
 HARDWARE = ("xid", "ecc")  # a GPU's own fault: outranks a software error on the same node
 NODE_LEVEL = ("xid", "ecc", "host-oom", "segfault")  # attributed by node when no rank is named
-DEVICE_ERRORS = ("xid", "ecc", "illegal-memory-access", "cuda-error", "oom")  # what a GPU fault causes
+DEVICE_ERRORS = (
+    "xid",
+    "ecc",
+    "illegal-memory-access",
+    "cuda-error",
+    "oom",
+)  # what a GPU fault causes
 INFERRED = ("stalled", "checkpoint", "silent", "desync")  # the kinds triage infers across ranks

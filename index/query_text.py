@@ -13,16 +13,21 @@ from index.prefixes import parse_line
 
 MAX_EVIDENCE_CHARS = 1200
 
-_NCCL_SOURCE = re.compile(r"[\w/.-]{1,200}\.(?:cc|cu|h):\d{1,6} ")  # "transport/net.cc:123 " after NCCL's head
+_NCCL_SOURCE = re.compile(
+    r"[\w/.-]{1,200}\.(?:cc|cu|h):\d{1,6} "
+)  # "transport/net.cc:123 " after NCCL's head
 _LEADER = re.compile(r"[-|] ")  # "2026-12-02 12:01:00,512 - ERROR - ..." keeps "ERROR - ..."
 
 _ERROR_WORDS = re.compile(
     r"(?i)\b(?:error|exception|fail(?:ed|ure)?|fatal|abort(?:ed|ing)?|timed? ?out|timeout|killed|"
     r"segmentation fault|core dumped|out of memory|oom|xid|nan|inf\b|illegal|invalid|mismatch|"
     r"cannot|can't|unable|not found|no such|denied|refused|unhandled|corrupt|hang|stuck|deadlock|"
-    r"unsupported|not supported|too (?:old|large|many|small)|exceed(?:s|ed)?|overflow|warn(?:ing)?)\b"
+    r"unsupported|not supported|too (?:old|large|many|small)|exceed(?:s|ed)?|overflow|"
+    r"warn(?:ing)?)\b"
 )
-_FINAL_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
+_FINAL_EXCEPTION = re.compile(
+    r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b:?"
+)
 _FRAME = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
 _NOISE = re.compile(r"(?i)^\s*(?:\d+%\|| *\||iter(?:ation)? \d+|step \d+|epoch \d+|loss[ =:])")
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\b\d{5,}\b")
@@ -35,7 +40,7 @@ def strip_prefix(line: str) -> str:
     if (parsed.device is not None and (m := _NCCL_SOURCE.match(message))) or (
         parsed.timestamp is not None and (m := _LEADER.match(message))
     ):
-        message = message[m.end():]
+        message = message[m.end() :]
     return message.strip()
 
 
@@ -64,8 +69,11 @@ def _frame_hint(path: str, func: str) -> str:
     return f"{path.rsplit('.', 1)[0].strip('/').replace('/', '.')} {func}"
 
 
-def evidence_text(text: str, *, hit_lines: frozenset[int] = frozenset(), limit: int = MAX_EVIDENCE_CHARS) -> str:
-    """The error-bearing lines of `text` (1-based `hit_lines` are always kept first), deduplicated."""
+def evidence_text(
+    text: str, *, hit_lines: frozenset[int] = frozenset(), limit: int = MAX_EVIDENCE_CHARS
+) -> str:
+    """The error-bearing lines of `text` (1-based `hit_lines` are always kept first),
+    deduplicated."""
     lines = text.split("\n")
     if len(lines) <= 3 and len(text) <= limit:
         return " ".join(strip_prefix(line) for line in lines).strip()
@@ -88,7 +96,9 @@ def evidence_text(text: str, *, hit_lines: frozenset[int] = frozenset(), limit: 
                 last_exception = i
             continue
         message = strip_prefix(raw)
-        is_exception = bool(message) and not _NOISE.search(message) and bool(_FINAL_EXCEPTION.match(message))
+        is_exception = (
+            bool(message) and not _NOISE.search(message) and bool(_FINAL_EXCEPTION.match(message))
+        )
         exception_lines[raw] = is_exception
         if not message or _NOISE.search(message):
             continue

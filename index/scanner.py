@@ -41,7 +41,9 @@ def hyperscan_rejects(pattern: str) -> str | None:
         return None
     try:
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=[line_mode(pattern).encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY])
+        db.compile(
+            expressions=[line_mode(pattern).encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY]
+        )
     except hyperscan.error as exc:
         return str(exc)
     return None
@@ -81,7 +83,9 @@ class MultiScanner:
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
         self._dbs: dict[bool, object] = {}
         self._db_lock = threading.Lock()
-        self._local = threading.local()  # Hyperscan scratch per thread: one scratch serves one scan at a time
+        self._local = (
+            threading.local()
+        )  # Hyperscan scratch per thread: one scratch serves one scan at a time
         if self.engine == "re2":
             self._set = None
             if self.patterns:
@@ -100,10 +104,16 @@ class MultiScanner:
 
             def build():
                 db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=[flag] * len(expressions))
+                db.compile(
+                    expressions=expressions,
+                    ids=list(range(len(expressions))),
+                    flags=[flag] * len(expressions),
+                )
                 return db
 
-            self._dbs[first_only] = load_or_build(self.cache_dir, b"\0".join(expressions) + f"|{flag}".encode(), build)
+            self._dbs[first_only] = load_or_build(
+                self.cache_dir, b"\0".join(expressions) + f"|{flag}".encode(), build
+            )
         return self._dbs[first_only]
 
     def scan(self, text: str | bytes, *, first_only: bool = False) -> list[Match]:
@@ -128,7 +138,11 @@ class MultiScanner:
 
     def new_scratch(self):
         """Hyperscan scratch space for one thread (concurrent scans must not share one)."""
-        return hyperscan.Scratch(self._hs_db(False)) if self.engine == "hyperscan" and self.patterns else None
+        return (
+            hyperscan.Scratch(self._hs_db(False))
+            if self.engine == "hyperscan" and self.patterns
+            else None
+        )
 
     def _thread_scratch(self, first_only: bool):
         """This thread's scratch for the database: never the database's shared default one."""
@@ -139,7 +153,9 @@ class MultiScanner:
             scratches[first_only] = hyperscan.Scratch(self._hs_db(first_only))
         return scratches[first_only]
 
-    def scan_offsets(self, data, *, first_only: bool = False, scratch=None) -> list[tuple[int, int]]:
+    def scan_offsets(
+        self, data, *, first_only: bool = False, scratch=None
+    ) -> list[tuple[int, int]]:
         """(pattern, end offset) pairs over any bytes-like `data`: for callers that stream chunks
         and need line numbers only for the few hits."""
         if not self.patterns:
@@ -153,7 +169,9 @@ class MultiScanner:
             )
             return out
         chunk = bytes(data)
-        hits = (self._set.Match(chunk) if self._set is not None else None) or []  # Match gives None for none
+        hits = (
+            self._set.Match(chunk) if self._set is not None else None
+        ) or []  # Match gives None for none
         offsets: list[tuple[int, int]] = []
         for pid in hits:
             for m in self._regexes[pid].finditer(chunk):
@@ -170,12 +188,13 @@ class MultiScanner:
         ids = np.fromiter((e[0] for e in ends), dtype=np.int64, count=len(ends))
         offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
         lines = np.searchsorted(newlines, offs, side="left") + 1
-        return zip(ids.tolist(), lines.tolist())
+        return zip(ids.tolist(), lines.tolist(), strict=False)
 
 
 def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
     """A Hyperscan database from the on-disk cache (keyed by `key` and the Hyperscan version), or
-    built by `build` and cached: compiling takes tenths of a second to seconds, loading milliseconds."""
+    built by `build` and cached: compiling takes tenths of a second to seconds, loading
+    milliseconds."""
     path = None
     if cache_dir is not None:
         digest = hashlib.sha256(key + f"|{hyperscan.__version__}".encode()).hexdigest()[:24]

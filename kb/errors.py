@@ -67,7 +67,8 @@ class SetupError(TraindocError, RuntimeError):
 
 
 class ConfigError(SetupError):
-    """The environment lacks what the chosen mode needs; the message names every missing variable."""
+    """The environment lacks what the chosen mode needs; the message names every missing
+    variable."""
 
 
 class KBLoadError(SetupError):
@@ -90,7 +91,8 @@ class IndexFormatError(SetupError):
 
 
 class ModelNotFoundError(SetupError):
-    """No local copy of the embedding model could be found (or the encoder it needs is not installed)."""
+    """No local copy of the embedding model could be found (or the encoder it needs is not
+    installed)."""
 
 
 class TorchMissingError(ModelNotFoundError):
@@ -101,4 +103,5 @@ class TorchMissingError(ModelNotFoundError):
 
 
 class EncoderDisagreementError(SetupError):
-    """The ONNX and sentence-transformers encoders gave different vectors: the index was not published."""
+    """The ONNX and sentence-transformers encoders gave different vectors: the index was not
+    published."""

@@ -1,4 +1,5 @@
-"""Compile fingerprint regexes in the linear-time engine (google-re2), the one dialect the KB allows."""
+"""Compile fingerprint regexes in the linear-time engine (google-re2), the one dialect the KB
+allows."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ the apps and what they share."""
 from __future__ import annotations
 
 # importing a module registers its sub-commands, in the order `traindoc --help` lists them
-from bot.cli import answer, quality, knowledge, history, serve  # noqa: F401, I001
+# isort: off
+from bot.cli import answer, quality, knowledge, history, serve  # noqa: F401
+# isort: on
 from bot.cli.common import app
 
 __all__ = ["app", "main"]

@@ -16,8 +16,13 @@ from kb.errors import IngestError
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="A question in plain words, or a pasted error line.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
+    question: Annotated[
+        str, typer.Argument(help="A question in plain words, or a pasted error line.")
+    ],
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md)."),
+    ] = False,
 ) -> None:
     """Answer a question from the failure encyclopedia."""
     from bot.ingest import build_report, normalize
@@ -25,15 +30,23 @@ def ask(
 
     text = normalize(question)
     if not text.strip():
-        fail("empty question: say what failed, e.g. traindoc ask \"why does dcp.save hang at 64 GPUs?\"")
+        fail(
+            "empty question: say what failed, e.g. "
+            'traindoc ask "why does dcp.save hang at 64 GPUs?"'
+        )
     report = build_report([LogFile(name="<question>", text=text)])
     emit(common.engine().diagnose(report), as_json)
 
 
 @app.command()
 def diagnose(
-    files: Annotated[list[str], typer.Argument(help="Log files (plain or .gz), or - for standard input.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md).")] = False,
+    files: Annotated[
+        list[str], typer.Argument(help="Log files (plain or .gz), or - for standard input.")
+    ],
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON object (the stable contract in docs/json.md)."),
+    ] = False,
 ) -> None:
     """Diagnose one or more log files (one per rank or node is fine)."""
     from bot.bounded import iter_file, iter_path

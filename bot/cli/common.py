@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 class RootCommand(TyperGroup):
-    """The root command: the one place a TraindocError becomes a `traindoc: ...` line and its exit code."""
+    """The root command: the one place a TraindocError becomes a `traindoc: ...` line and its exit
+    code."""
 
     def invoke(self, ctx):
         try:
@@ -37,10 +38,20 @@ app = typer.Typer(
     context_settings=CONTEXT,
     help="Diagnose ML training and inference failures.",
 )
-db_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="The history database (SQLite or PostgreSQL).")
-feedback_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Turn users' feedback into eval cases.")
-kb_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Inspect and check the knowledge base.")
-index_app = typer.Typer(no_args_is_help=True, context_settings=CONTEXT, help="Build the retrieval index.")
+db_app = typer.Typer(
+    no_args_is_help=True,
+    context_settings=CONTEXT,
+    help="The history database (SQLite or PostgreSQL).",
+)
+feedback_app = typer.Typer(
+    no_args_is_help=True, context_settings=CONTEXT, help="Turn users' feedback into eval cases."
+)
+kb_app = typer.Typer(
+    no_args_is_help=True, context_settings=CONTEXT, help="Inspect and check the knowledge base."
+)
+index_app = typer.Typer(
+    no_args_is_help=True, context_settings=CONTEXT, help="Build the retrieval index."
+)
 app.add_typer(kb_app, name="kb")
 app.add_typer(index_app, name="index")
 app.add_typer(db_app, name="db")
@@ -62,7 +73,9 @@ def engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) ->
 
     def on_progress(done: int, total: int) -> None:
         nonlocal progress, task
-        if task is None:  # rich.progress only when an index is built: a query does not pay its import
+        if (
+            task is None
+        ):  # rich.progress only when an index is built: a query does not pay its import
             from rich.progress import Progress
 
             progress = Progress(transient=True, console=err)
@@ -105,7 +118,15 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def _main(
-    _: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version and exit.")] = False,
+    _: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=version_callback,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Diagnose ML training and inference failures."""
 
@@ -131,4 +152,6 @@ def open_store(settings: Settings):
         return store_from_settings(settings)
     except Exception as exc:  # noqa: BLE001 - any database error is a setup problem, said in one line
         first = str(exc).splitlines()[0] if str(exc) else ""
-        raise SetupError(f"cannot open the history database: {type(exc).__name__}: {first}") from None
+        raise SetupError(
+            f"cannot open the history database: {type(exc).__name__}: {first}"
+        ) from None

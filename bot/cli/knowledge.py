@@ -17,7 +17,9 @@ from bot.settings import Settings
 
 
 @index_app.command("build")
-def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild even if current.")] = False) -> None:
+def index_build(
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if current.")] = False,
+) -> None:
     """Build (or rebuild) the dense index into the cache directory."""
     from index import store
 
@@ -28,18 +30,36 @@ def index_build(force: Annotated[bool, typer.Option("--force", help="Rebuild eve
         return
     manifest = engine.rebuild_index()
     out.print(
-        f"built {engine.index_dir}: {len(manifest.entry_ids)} entries, {len(manifest.vector_entries)} vectors, "
+        f"built {engine.index_dir}: {len(manifest.entry_ids)} "
+        f"entries, {len(manifest.vector_entries)} vectors, "
         f"{manifest.dimension} dims, {manifest.built_seconds:.1f} s"
     )
 
 
 @kb_app.command("lint")
 def kb_lint(
-    category: Annotated[str | None, typer.Option(help="Check the ranking of this category's samples only.")] = None,
-    static_only: Annotated[bool, typer.Option("--static", help="Skip the retrieval checks.")] = False,
-    lenient: Annotated[bool, typer.Option("--lenient", help="Leave out files that do not load (still reported) and check the rest.")] = False,
+    category: Annotated[
+        str | None, typer.Option(help="Check the ranking of this category's samples only.")
+    ] = None,
+    static_only: Annotated[
+        bool, typer.Option("--static", help="Skip the retrieval checks.")
+    ] = False,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Leave out files that do not load (still reported) and check the rest.",
+        ),
+    ] = False,
     hygiene: Annotated[
-        bool, typer.Option("--hygiene", help="Only the fingerprint hygiene rules: strong fingerprints on healthy logs or on other entries' samples.")
+        bool,
+        typer.Option(
+            "--hygiene",
+            help=(
+                "Only the fingerprint hygiene rules: strong fingerprints on healthy logs "
+                "or on other entries' samples."
+            ),
+        ),
     ] = False,
 ) -> None:
     """Fail on schema errors, unknown siblings, bad regexes, unmatched fingerprints, strong
@@ -71,7 +91,9 @@ def kb_lint(
     from index.scanner import hyperscan_rejects
 
     for entry in kb.entries:
-        for pattern in [f.pattern for f in entry.fingerprints] + list(entry.requires) + list(entry.excludes):
+        for pattern in (
+            [f.pattern for f in entry.fingerprints] + list(entry.requires) + list(entry.excludes)
+        ):
             if (why := hyperscan_rejects(pattern)) is not None:
                 problems.append(f"{entry.id}: Hyperscan cannot compile {pattern!r}: {why}")
     if lenient:
@@ -79,7 +101,9 @@ def kb_lint(
     if not static_only and (lenient or not problems):
         from bot.kb_checks import ranking_problems
 
-        problems.extend(str(p) for p in ranking_problems(common.engine(settings, kb), category=category))
+        problems.extend(
+            str(p) for p in ranking_problems(common.engine(settings, kb), category=category)
+        )
     problems = load_problems + problems + hygiene_problems(kb, healthy_dir_for(settings.kb_dir))
     for problem in problems:
         typer.echo(problem)
@@ -91,11 +115,25 @@ def kb_lint(
 @kb_app.command("new")
 def kb_new(
     from_log: Annotated[Path, typer.Option("--from", help="A log of the failure (plain or .gz).")],
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Team entries directory (default: the first of TRAINDOC_KB_EXTRA, else ./team-kb).")] = None,
-    entry_id: Annotated[str | None, typer.Option("--id", help="The new entry's id (kebab-case).")] = None,
-    category: Annotated[str | None, typer.Option(help="Its category (default: the nearest entry's).")] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help=(
+                "Team entries directory (default: the first of TRAINDOC_KB_EXTRA, "
+                "else ./team-kb)."
+            ),
+        ),
+    ] = None,
+    entry_id: Annotated[
+        str | None, typer.Option("--id", help="The new entry's id (kebab-case).")
+    ] = None,
+    category: Annotated[
+        str | None, typer.Option(help="Its category (default: the nearest entry's).")
+    ] = None,
 ) -> None:
-    """Draft a team entry from a log: fingerprint candidates and siblings filled, prose left TODO."""
+    """Draft a team entry from a log: fingerprint candidates and siblings filled, prose left
+    TODO."""
     import re
 
     from bot.scaffold import draft_entry, to_yaml
@@ -109,7 +147,9 @@ def kb_new(
         fail(f"{from_log}: no such file")
     report = report_from_bytes([(from_log.name, from_log.read_bytes())])
     settings = Settings()
-    entry = draft_entry(report, common.engine(settings).diagnose(report), entry_id=entry_id, category=category)
+    entry = draft_entry(
+        report, common.engine(settings).diagnose(report), entry_id=entry_id, category=category
+    )
     root = out_dir or (settings.kb_extra[0] if settings.kb_extra else Path("team-kb"))
     path = root / entry["category"] / f"{entry['id']}.yaml"
     if path.exists():
@@ -117,14 +157,17 @@ def kb_new(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(to_yaml(entry), encoding="utf-8")
     out.print(
-        f"wrote {path}: {len(entry['fingerprints'])} fingerprint candidates, siblings {', '.join(entry['siblings']) or '-'}.\n"
+        f"wrote {path}: {len(entry['fingerprints'])} fingerprint candidates, "
+        f"siblings {', '.join(entry['siblings']) or '-'}.\n"
         f"Fill every TODO, then: TRAINDOC_KB_EXTRA={root} traindoc kb lint",
         markup=False,
     )
 
 
 @kb_app.command("list")
-def kb_list(category: Annotated[str | None, typer.Option(help="Only this category.")] = None) -> None:
+def kb_list(
+    category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+) -> None:
     """List entries: id, category, title."""
     from kb.schema import CATEGORIES
 
@@ -159,6 +202,8 @@ def kb_stats() -> None:
     for category, count in sorted(by_category.items()):
         out.print(f"{category:22} {count:4}")
     out.print(
-        f"{'total':22} {len(kb.entries):4} entries · {sum(len(e.fingerprints) for e in kb.entries)} fingerprints · "
-        f"{sum(len(e.samples) for e in kb.entries)} samples · {sum(len(e.questions) for e in kb.entries)} questions"
+        f"{'total':22} {len(kb.entries):4} entries "
+        f"· {sum(len(e.fingerprints) for e in kb.entries)} fingerprints · "
+        f"{sum(len(e.samples) for e in kb.entries)} samples "
+        f"· {sum(len(e.questions) for e in kb.entries)} questions"
     )

@@ -21,7 +21,18 @@ from bot.render.action_ids import (
     ACTION_WRONG,
 )
 from bot.render.answer_view import AnswerView, answer_view
-from bot.render.blockkit import Message, actions, bullets, button, context, escape, header, link, numbered, section
+from bot.render.blockkit import (
+    Message,
+    actions,
+    bullets,
+    button,
+    context,
+    escape,
+    header,
+    link,
+    numbered,
+    section,
+)
 from bot.render.text import USER_CODE_TIPS, first_sentences, location
 from kb.schema import Entry
 
@@ -30,12 +41,19 @@ MAX_SIBLING_BUTTONS = 5
 
 
 def feedback_value(ref: str, diagnosis: Diagnosis) -> dict[str, Any]:
-    """What 👍/👎 need later even if the stored record is gone: the answer's ref and top five ids."""
+    """What 👍/👎 need later even if the stored record is gone: the answer's ref and top five
+    ids."""
     best = diagnosis.best
-    return {"ref": ref, "entry": best.id if best else "", "top": [c.id for c in diagnosis.results[:5]]}
+    return {
+        "ref": ref,
+        "entry": best.id if best else "",
+        "top": [c.id for c in diagnosis.results[:5]],
+    }
 
 
-def render_diagnosis(diagnosis: Diagnosis, *, ref: str = "", titles: Mapping[str, str] | None = None) -> Message:
+def render_diagnosis(
+    diagnosis: Diagnosis, *, ref: str = "", titles: Mapping[str, str] | None = None
+) -> Message:
     """The threaded answer: a match (§5b), a harmless warning, a bug in the user's code, or an
     abstention, with feedback buttons and a fallback text."""
     titles = titles or {}
@@ -71,7 +89,9 @@ def _render_benign(view: AnswerView, ref: str) -> Message:
     bits = ["*known-harmless warning*", _matched_line(view.best)]
     blocks.append(context(" · ".join(b for b in bits if b)))
     blocks.append(section(f"*What it means:* {escape(first_sentences(entry.root_cause[0]))}"))
-    when = lim.clip_lines((f"• {escape(w)}" for w in entry.when_it_matters), lim.MAX_SECTION_TEXT - 30)
+    when = lim.clip_lines(
+        (f"• {escape(w)}" for w in entry.when_it_matters), lim.MAX_SECTION_TEXT - 30
+    )
     blocks.append(section("*When it would matter:*\n" + when))
     blocks.append(section("*To silence it:*\n" + numbered(entry.fix)))
     if view.also_harmless:
@@ -138,7 +158,11 @@ def _render_match(view: AnswerView, ref: str, titles: Mapping[str, str]) -> Mess
     entry = best.entry
     blocks: list[dict[str, Any]] = [header(entry.title)]
     runner = view.runner_up
-    runner_up = f"runner-up: {escape(lim.clip(runner.title, 80))} ({runner.confidence:.2f})" if runner else ""
+    runner_up = (
+        f"runner-up: {escape(lim.clip(runner.title, 80))} ({runner.confidence:.2f})"
+        if runner
+        else ""
+    )
     verdict_bits = [f"*{_confidence(view.confidence)}*", _matched_line(best), runner_up]
     blocks.append(context(" · ".join(b for b in verdict_bits if b)))
     if view.initiating:
@@ -148,9 +172,14 @@ def _render_match(view: AnswerView, ref: str, titles: Mapping[str, str]) -> Mess
     blocks.append(section(f"*Why:* {escape(first_sentences(entry.root_cause[0]))}"))
     blocks.append(section("*Fix:*\n" + numbered(entry.fix)))
     blocks.append(section(f"*Confirm:* {escape(entry.confirm[0])}"))
-    evidence = [f"{location(h.file, h.line)}: " + h.excerpt(EVIDENCE_LINE_CHARS).strip() for h in view.evidence]
+    evidence = [
+        f"{location(h.file, h.line)}: " + h.excerpt(EVIDENCE_LINE_CHARS).strip()
+        for h in view.evidence
+    ]
     if evidence:
-        blocks.append(section("*Evidence:*\n" + lim.code_block(evidence, lim.MAX_SECTION_TEXT - 20)))
+        blocks.append(
+            section("*Evidence:*\n" + lim.code_block(evidence, lim.MAX_SECTION_TEXT - 20))
+        )
     value = feedback_value(ref, view.diagnosis)
     blocks.append(
         actions(
@@ -170,7 +199,9 @@ def _render_match(view: AnswerView, ref: str, titles: Mapping[str, str]) -> Mess
 def _sibling_buttons(ids: Sequence[str], titles: Mapping[str, str]) -> list[dict[str, Any]]:
     """One button per sibling the knowledge base holds (unknown ids would lead nowhere)."""
     known = [s for s in ids if s in titles][:MAX_SIBLING_BUTTONS]
-    return [button(lim.clip(titles[s], 60), f"{ACTION_SHOW_ENTRY}_{i}", s) for i, s in enumerate(known)]
+    return [
+        button(lim.clip(titles[s], 60), f"{ACTION_SHOW_ENTRY}_{i}", s) for i, s in enumerate(known)
+    ]
 
 
 def _footer(entry: Entry, why: str) -> list[str]:
@@ -193,7 +224,8 @@ def _render_abstain(view: AnswerView, ref: str) -> Message:
         blocks.append(section(f"*Initiating:* {escape(view.initiating)}"))
     if nearest:
         lines = [
-            f"• *{escape(c.title)}* ({c.confidence:.2f}): {escape(lim.clip(c.entry.summary, 200))}" for c in nearest
+            f"• *{escape(c.title)}* ({c.confidence:.2f}): {escape(lim.clip(c.entry.summary, 200))}"
+            for c in nearest
         ]
         blocks.append(section("*Nearest entries:*\n" + "\n".join(lines)))
     if harmless := harmless_line(view):
@@ -202,19 +234,28 @@ def _render_abstain(view: AnswerView, ref: str) -> Message:
         blocks.append(section(view.paste_next[0]))
     else:
         blocks.append(section("*Paste next:*\n" + bullets(view.paste_next)))
-    elements = [button(lim.clip(c.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", c.id) for i, c in enumerate(nearest)]
+    elements = [
+        button(lim.clip(c.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", c.id)
+        for i, c in enumerate(nearest)
+    ]
     if diagnosis.results:
-        elements.append(button("Pick the right entry", ACTION_WRONG, feedback_value(ref, diagnosis)))
+        elements.append(
+            button("Pick the right entry", ACTION_WRONG, feedback_value(ref, diagnosis))
+        )
     if elements:
         blocks.append(actions(*elements))
-    text = "No confident match. Nearest: " + "; ".join(f"{c.title} ({c.confidence:.2f})" for c in nearest)
+    text = "No confident match. Nearest: " + "; ".join(
+        f"{c.title} ({c.confidence:.2f})" for c in nearest
+    )
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
 
 # -- entries, why, siblings ---------------------------------------------------------------------
 
 
-def render_entry(entry: Entry, *, titles: Mapping[str, str] | None = None, note: str = "") -> Message:
+def render_entry(
+    entry: Entry, *, titles: Mapping[str, str] | None = None, note: str = ""
+) -> Message:
     """One entry in full (slash command with an entry id, a sibling button)."""
     blocks: list[dict[str, Any]] = [
         header(entry.title),
@@ -228,7 +269,8 @@ def render_entry(entry: Entry, *, titles: Mapping[str, str] | None = None, note:
         blocks.append(actions(*sibling_buttons))
     blocks.append(context(*_footer(entry, "")))
     return Message(
-        text=lim.clip(f"{entry.title}: {entry.summary}", lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks)
+        text=lim.clip(f"{entry.title}: {entry.summary}", lim.MAX_FALLBACK_TEXT),
+        blocks=lim.fit_blocks(blocks),
     )
 
 
@@ -244,15 +286,20 @@ def render_why(payload: Mapping[str, Any], entry_id: str) -> Message:
     if chosen is None:
         return gone
     hits = chosen.why.fingerprints
-    blocks: list[dict[str, Any]] = [section(f"*Why `{entry_id}` matched* ({_confidence(chosen.confidence)})")]
+    blocks: list[dict[str, Any]] = [
+        section(f"*Why `{entry_id}` matched* ({_confidence(chosen.confidence)})")
+    ]
     if hits:
         lines = [f"{h.line:>5}: {lim.clip(h.text.strip(), EVIDENCE_LINE_CHARS)}" for h in hits[:8]]
         patterns = "\n".join(f"• `{escape(lim.clip(h.pattern, 150))}`" for h in hits[:5])
         blocks.append(section("*Fingerprints that hit:*\n" + patterns))
-        blocks.append(section("*Matched lines:*\n" + lim.code_block(lines, lim.MAX_SECTION_TEXT - 30)))
+        blocks.append(
+            section("*Matched lines:*\n" + lim.code_block(lines, lim.MAX_SECTION_TEXT - 30))
+        )
     else:
         blocks.append(section("No exact fingerprint hit: the match rests on wording similarity."))
-    scores = f"lexical {chosen.why.lexical:.2f} · dense {chosen.why.dense:.2f} · score {chosen.score:.2f}"
+    why = chosen.why
+    scores = f"lexical {why.lexical:.2f} · dense {why.dense:.2f} · score {chosen.score:.2f}"
     others = [r for r in stored.results if r.id != entry_id][:2]
     runner = " · ".join(f"{escape(r.title)} ({r.confidence:.2f})" for r in others)
     blocks.append(context(scores, f"Runner-up: {runner}" if runner else ""))
@@ -264,8 +311,13 @@ def render_why(payload: Mapping[str, Any], entry_id: str) -> Message:
 def render_siblings(entry: Entry, siblings: Sequence[Entry]) -> Message:
     if not siblings:
         return Message(text=f"No sibling entries of {entry.id} are in this knowledge base yet.")
-    lines = [f"• *{escape(s.title)}* (`{s.id}`): {escape(lim.clip(s.summary, 220))}" for s in siblings]
-    buttons = [button(lim.clip(s.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", s.id) for i, s in enumerate(siblings[:5])]
+    lines = [
+        f"• *{escape(s.title)}* (`{s.id}`): {escape(lim.clip(s.summary, 220))}" for s in siblings
+    ]
+    buttons = [
+        button(lim.clip(s.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", s.id)
+        for i, s in enumerate(siblings[:5])
+    ]
     blocks = [
         section(f"*Related to* _{escape(entry.title)}_ — easy to confuse with:"),
         section(lim.clip_lines(lines, lim.MAX_SECTION_TEXT)),
@@ -282,4 +334,6 @@ def with_share_button(message: Message, value: Mapping[str, Any]) -> Message:
 
 def strip_interactive(message: Message) -> Message:
     """The same answer without buttons (what 'Share in channel' posts when no answer ref exists)."""
-    return Message(text=message.text, blocks=[b for b in message.blocks if b.get("type") != "actions"])
+    return Message(
+        text=message.text, blocks=[b for b in message.blocks if b.get("type") != "actions"]
+    )

@@ -99,7 +99,9 @@ def triage_line(triage: Triage | None) -> str:
         return ""
     if triage.summary:
         init = triage.initiating
-        return triage.summary + (f" · first error at {location(init.file, init.line)}" if init else "")
+        return triage.summary + (
+            f" · first error at {location(init.file, init.line)}" if init else ""
+        )
     if triage.no_single_initiator:
         return "all ranks failed at about the same time: no single initiating rank"
     init = triage.initiating
@@ -116,13 +118,16 @@ def paste_next(diagnosis: Diagnosis) -> tuple[str, ...]:
     """What evidence would let the next attempt decide."""
     if diagnosis.kind == "question":
         return (
-            "Paste the log or traceback itself (or attach it as a file): exact error lines decide far "
+            "Paste the log or traceback itself (or attach it as a file): exact error lines decide "
+            "far "
             "better than a description.",
         )
     tips = ["the first error of the first failing rank with ~50 lines before it"]
     triage = diagnosis.triage
     if triage is None or not triage.versions:
         tips.append("versions (`python -m torch.utils.collect_env`, `nvidia-smi`, NCCL version)")
-    tips.append("for hangs or timeouts: the log with `NCCL_DEBUG=INFO` and `TORCH_DISTRIBUTED_DEBUG=DETAIL`")
+    tips.append(
+        "for hangs or timeouts: the log with `NCCL_DEBUG=INFO` and `TORCH_DISTRIBUTED_DEBUG=DETAIL`"
+    )
     tips.append("`dmesg -T | tail -50` from the node (OOM kills, Xid errors)")
     return tuple(tips)

@@ -40,11 +40,17 @@ def section(text: str) -> dict[str, Any]:
 def context(*texts: str) -> dict[str, Any]:
     return {
         "type": "context",
-        "elements": [_mrkdwn(lim.clip(t, lim.MAX_CONTEXT_TEXT)) for t in texts[: lim.MAX_CONTEXT_ELEMENTS] if t],
+        "elements": [
+            _mrkdwn(lim.clip(t, lim.MAX_CONTEXT_TEXT))
+            for t in texts[: lim.MAX_CONTEXT_ELEMENTS]
+            if t
+        ],
     }
 
 
-def button(text: str, action_id: str, value: str | dict[str, Any], *, style: str | None = None) -> dict[str, Any]:
+def button(
+    text: str, action_id: str, value: str | dict[str, Any], *, style: str | None = None
+) -> dict[str, Any]:
     raw = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
     out: dict[str, Any] = {
         "type": "button",

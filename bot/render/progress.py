@@ -52,6 +52,8 @@ def busy(console: Console, total_bytes: int, what: str) -> Iterator[None]:
     if not shown(console, total_bytes):
         yield
         return
-    with Progress(SpinnerColumn(), TextColumn(what), TimeElapsedColumn(), console=console, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(), TextColumn(what), TimeElapsedColumn(), console=console, transient=True
+    ) as progress:
         progress.add_task(what, total=None)
         yield

@@ -1,5 +1,6 @@
 """The compact rank table of a triage: the initiating rank first, then ranks grouped by what they
-reported ("63 ranks: watchdog timeout on ALLREDUCE SeqNum 8812"), then the ranks that logged nothing."""
+reported ("63 ranks: watchdog timeout on ALLREDUCE SeqNum 8812"), then the ranks that logged
+nothing."""
 
 from __future__ import annotations
 
@@ -62,16 +63,31 @@ def rank_table(triage: Triage) -> Table:
         who = f"rank {init.rank}" if init.rank is not None else "unattributed"
         where = f" on {init.node}" if init.node else ""
         when = f", {init.timestamp}" if init.timestamp else ""
-        what = Text(f"{initiator_label(init.kind, init.text)} ({location(init.file, init.line)}{when})", style="bold red")
+        what = Text(
+            f"{initiator_label(init.kind, init.text)} ({location(init.file, init.line)}{when})",
+            style="bold red",
+        )
         if init.reason:
             what.append(f" · {init.reason}", style="dim")
         table.add_row(Text(f"{who}{where}", style="bold red"), what, "initiator")
     elif triage.no_single_initiator:
-        table.add_row(Text("no single initiator", style="bold yellow"), Text(triage.summary, style="yellow"), "")
+        table.add_row(
+            Text("no single initiator", style="bold yellow"),
+            Text(triage.summary, style="yellow"),
+            "",
+        )
     for group in triage.failing_groups:
-        table.add_row(_count(len(group.ranks)), Text(f"own error: {group_label(group)}", style="red"), rank_ranges(group.ranks))
+        table.add_row(
+            _count(len(group.ranks)),
+            Text(f"own error: {group_label(group)}", style="red"),
+            rank_ranges(group.ranks),
+        )
     for group in triage.collateral_groups:
         table.add_row(_count(len(group.ranks)), group_label(group), rank_ranges(group.ranks))
     if triage.silent_ranks:
-        table.add_row(_count(len(triage.silent_ranks)), Text("logged nothing", style="dim"), rank_ranges(triage.silent_ranks))
+        table.add_row(
+            _count(len(triage.silent_ranks)),
+            Text("logged nothing", style="dim"),
+            rank_ranges(triage.silent_ranks),
+        )
     return table

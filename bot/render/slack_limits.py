@@ -57,7 +57,9 @@ def code_block(lines: Iterable[str], limit: int = MAX_SECTION_TEXT) -> str:
     return f"```\n{body}\n```"
 
 
-def fit_blocks(blocks: list[dict[str, Any]], limit: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
+def fit_blocks(
+    blocks: list[dict[str, Any]], limit: int = MAX_BLOCKS_MESSAGE
+) -> list[dict[str, Any]]:
     """At most `limit` blocks; the last ones (actions, context) are kept, the middle is dropped."""
     if len(blocks) <= limit:
         return blocks
@@ -88,7 +90,9 @@ def violations(blocks: list[dict[str, Any]], *, limit: int = MAX_BLOCKS_MESSAGE)
             if not elements or len(elements) > MAX_CONTEXT_ELEMENTS:
                 problems.append(f"{where}: {len(elements)} context elements")
             problems += [
-                f"{where}: context text too long" for e in elements if len(e.get("text", "")) > MAX_CONTEXT_TEXT
+                f"{where}: context text too long"
+                for e in elements
+                if len(e.get("text", "")) > MAX_CONTEXT_TEXT
             ]
         if kind == "actions":
             elements = block.get("elements", [])
@@ -99,7 +103,9 @@ def violations(blocks: list[dict[str, Any]], *, limit: int = MAX_BLOCKS_MESSAGE)
         accessory = block.get("accessory")
         if accessory:
             problems += _element_violations(accessory, where)
-    action_ids = [e.get("action_id") for b in blocks for e in b.get("elements", []) if e.get("action_id")]
+    action_ids = [
+        e.get("action_id") for b in blocks for e in b.get("elements", []) if e.get("action_id")
+    ]
     if len(action_ids) != len(set(action_ids)):
         problems.append("duplicate action_id in one message")
     return problems

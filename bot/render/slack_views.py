@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.render import slack_limits as lim
-from bot.render.action_ids import ACTION_SEARCH_ENTRY, BLOCK_PICK, BLOCK_SEARCH, BLOCK_TYPED, FEEDBACK_MODAL
+from bot.render.action_ids import (
+    ACTION_SEARCH_ENTRY,
+    BLOCK_PICK,
+    BLOCK_SEARCH,
+    BLOCK_TYPED,
+    FEEDBACK_MODAL,
+)
 from bot.render.blockkit import Message, context, escape, header, section
 from bot.store.base import NONE_OF_THESE
 from kb.schema import Entry
@@ -17,10 +23,12 @@ MIN_SEARCH_CHARS = 2
 
 USAGE = (
     "*How to use traindoc*\n"
-    "• Paste a traceback or log in a channel and mention @traindoc in the same message, or mention it "
+    "• Paste a traceback or log in a channel and mention @traindoc in the same message, or mention "
+    "it "
     "in the thread of a failing job's log.\n"
     "• DM me a log, a traceback or a question; attach long logs as `.log`, `.txt` or `.gz` files.\n"
-    "• `/traindoc <error text or question>` answers only you; `/traindoc <entry-id>` shows an entry.\n"
+    "• `/traindoc <error text or question>` answers only you; `/traindoc <entry-id>` shows an "
+    "entry.\n"
     "• 👍 / 👎 on an answer teach the team which entries help."
 )
 
@@ -28,7 +36,8 @@ USAGE = (
 def render_help(note: str = "") -> Message:
     blocks = ([section(escape(note))] if note else []) + [section(USAGE)]
     return Message(
-        text=(note + "\n" if note else "") + "Paste a log or traceback and mention @traindoc.", blocks=blocks
+        text=(note + "\n" if note else "") + "Paste a log or traceback and mention @traindoc.",
+        blocks=blocks,
     )
 
 
@@ -58,7 +67,9 @@ def render_home(entries: Iterable[Entry], recent: Sequence[RecentDiagnosis]) -> 
     for entry in entries:
         by_category[entry.category] = by_category.get(entry.category, 0) + 1
         total += 1
-    counts = " · ".join(f"{cat} {n}" for cat, n in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0])))
+    counts = " · ".join(
+        f"{cat} {n}" for cat, n in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
     blocks: list[dict[str, Any]] = [
         header("traindoc"),
         section(USAGE),
@@ -74,14 +85,20 @@ def render_home(entries: Iterable[Entry], recent: Sequence[RecentDiagnosis]) -> 
             + (f" in <#{r.channel}>" if r.channel.startswith("C") else "")
             for r in recent
         ]
-        blocks.append(section("*Recent diagnoses in this workspace:*\n" + lim.clip_lines(lines, lim.MAX_SECTION_TEXT)))
+        blocks.append(
+            section(
+                "*Recent diagnoses in this workspace:*\n"
+                + lim.clip_lines(lines, lim.MAX_SECTION_TEXT)
+            )
+        )
     else:
         blocks.append(section("*Recent diagnoses:* none yet."))
     return {"type": "home", "blocks": lim.fit_blocks(blocks, lim.MAX_BLOCKS_HOME)}
 
 
 def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str) -> dict[str, Any]:
-    """👎: pick the right entry among the runner-ups, search all entries, or say none of them fits."""
+    """👎: pick the right entry among the runner-ups, search all entries, or say none of them
+    fits."""
     options = [
         {
             "text": {"type": "plain_text", "text": lim.clip(title, lim.MAX_OPTION_TEXT)},
@@ -89,9 +106,14 @@ def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str)
         }
         for entry_id, title in top[:5]
     ]
-    options.append({"text": {"type": "plain_text", "text": "None of these"}, "value": NONE_OF_THESE})
+    options.append(
+        {"text": {"type": "plain_text", "text": "None of these"}, "value": NONE_OF_THESE}
+    )
     blocks: list[dict[str, Any]] = [
-        section("Which entry is the right answer? Pick a candidate, search all entries, or choose *None of these*."),
+        section(
+            "Which entry is the right answer? Pick a candidate, search all entries, or choose "
+            "*None of these*."
+        ),
         {
             "type": "input",
             "block_id": BLOCK_PICK,
@@ -133,7 +155,11 @@ def render_feedback_modal(top: Sequence[tuple[str, str]], private_metadata: str)
 def render_entry_options(entries: Iterable[Entry], query: str) -> list[dict[str, Any]]:
     """The external select's options: entries whose id, title or tags contain every word typed."""
     words = query.lower().split()
-    found = [e for e in entries if all(w in f"{e.id} {e.title} {' '.join(e.tags)}".lower() for w in words)]
+    found = [
+        e
+        for e in entries
+        if all(w in f"{e.id} {e.title} {' '.join(e.tags)}".lower() for w in words)
+    ]
     return [
         {
             "text": {"type": "plain_text", "text": lim.clip(e.title, lim.MAX_OPTION_TEXT)},

@@ -1,4 +1,5 @@
-"""Render a Diagnosis for a terminal with rich: verdict first, evidence under it, fix before background."""
+"""Render a Diagnosis for a terminal with rich: verdict first, evidence under it, fix before
+background."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ def _evidence(view: AnswerView) -> Text:
         out.append(f"{hit.text}\n", style="yellow")
     if not view.best.why.fingerprints:
         out.append("  no fingerprint matched: ranked by text similarity ", style="dim")
-    out.append(f"  lexical {view.best.why.lexical:.2f} · dense {view.best.why.dense:.2f}\n", style="dim")
+    out.append(
+        f"  lexical {view.best.why.lexical:.2f} · dense {view.best.why.dense:.2f}\n", style="dim"
+    )
     return out
 
 
@@ -39,10 +42,15 @@ def _header(view: AnswerView) -> Text:
     assert view.best is not None
     head = Text()
     head.append(view.best.title, style="bold")
-    head.append(f"   confidence {view.confidence:.2f}", style="green" if view.confidence >= 0.8 else "yellow")
+    head.append(
+        f"   confidence {view.confidence:.2f}",
+        style="green" if view.confidence >= 0.8 else "yellow",
+    )
     head.append(f"\n{view.best.id}", style="dim")
     if view.runner_up is not None:
-        head.append(f" · runner-up: {view.runner_up.title} ({view.runner_up.confidence:.2f})", style="dim")
+        head.append(
+            f" · runner-up: {view.runner_up.title} ({view.runner_up.confidence:.2f})", style="dim"
+        )
     return head
 
 
@@ -94,7 +102,9 @@ def render_abstain(view: AnswerView) -> RenderableType:
     diagnosis = view.diagnosis
     parts: list[RenderableType] = [
         Text("No confident match", style="bold yellow"),
-        Text(f"({diagnosis.abstain_reason})", style="dim") if diagnosis.abstain_reason else Text(""),
+        Text(f"({diagnosis.abstain_reason})", style="dim")
+        if diagnosis.abstain_reason
+        else Text(""),
     ]
     if view.nearest:
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
@@ -102,7 +112,9 @@ def render_abstain(view: AnswerView) -> RenderableType:
         table.add_column("conf", justify="right")
         table.add_column("summary")
         for candidate in view.nearest:
-            table.add_row(candidate.id, f"{candidate.confidence:.2f}", candidate.entry.summary[:110])
+            table.add_row(
+                candidate.id, f"{candidate.confidence:.2f}", candidate.entry.summary[:110]
+            )
         parts.append(table)
     parts += _context_lines(view)
     tips = Text("Paste next:", style="bold dim")
@@ -121,12 +133,18 @@ def render_benign(view: AnswerView) -> RenderableType:
     head.append(f"\n{entry.id} · known-harmless warning", style="dim")
     parts: list[RenderableType] = [head]
     for hit in view.evidence:
-        parts.append(Text.assemble((f"  {location(hit.file, hit.line)}: ", "dim"), (hit.text, "yellow")))
+        parts.append(
+            Text.assemble((f"  {location(hit.file, hit.line)}: ", "dim"), (hit.text, "yellow"))
+        )
     parts.append(Text.assemble(("What it means: ", "bold"), first_sentences(entry.root_cause[0])))
     parts.append(_numbered("When it would matter:", entry.when_it_matters, "bold yellow"))
     parts.append(_numbered("To silence it:", entry.fix, "bold"))
     if view.also_harmless:
-        parts.append(Text("Also harmless here: " + ", ".join(c.title for c in view.also_harmless), style="dim"))
+        parts.append(
+            Text(
+                "Also harmless here: " + ", ".join(c.title for c in view.also_harmless), style="dim"
+            )
+        )
     parts.append(_references(entry))
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="blue")
 
@@ -141,7 +159,9 @@ def render_user_code(view: AnswerView) -> RenderableType:
     if (harmless := _harmless(view)) is not None:
         parts.append(harmless)
     if view.nearest:
-        parts.append(Text("Not it? Nearest entries: " + ", ".join(c.id for c in view.nearest), style="dim"))
+        parts.append(
+            Text("Not it? Nearest entries: " + ", ".join(c.id for c in view.nearest), style="dim")
+        )
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="magenta")
 
 

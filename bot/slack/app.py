@@ -19,8 +19,8 @@ from bot.render import blocks as render
 from bot.settings import Settings
 from bot.slack import actions, commands, home, messages, registry
 from bot.slack.dedup import dedup_middleware
-from bot.slack.identity import FirstEventIdentity
 from bot.slack.deps import Deps, log
+from bot.slack.identity import FirstEventIdentity
 from bot.slack.metrics import Metrics
 from bot.slack.retry import retry_handlers
 from bot.slack.workers import WorkerPool

@@ -1,4 +1,5 @@
-"""SQL store (SQLAlchemy Core): SQLite by default, PostgreSQL when replicas share claims and history.
+"""SQL store (SQLAlchemy Core): SQLite by default, PostgreSQL when replicas share claims and
+history.
 
 Claims are rows keyed by the claim key with an expiry; an expired row is deleted and re-inserted in
 one transaction, and the primary key makes exactly one concurrent inserter win.
@@ -14,7 +15,19 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
-from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, Text, create_engine, delete, insert, select
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    insert,
+    select,
+)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
@@ -65,7 +78,9 @@ feedback = Table(
 
 
 class SqlStore(Store):
-    def __init__(self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None):
+    def __init__(
+        self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None
+    ):
         self._clock = clock
         parsed = make_url(url)
         sqlite = parsed.drivername.startswith("sqlite")
@@ -73,11 +88,14 @@ class SqlStore(Store):
         if sqlite and not in_memory:
             path = Path(parsed.database)
             path.parent.mkdir(parents=True, exist_ok=True)
-            # answers quote users' logs: the file is the service account's alone (created 0600, never widened)
+            # answers quote users' logs: the file is the service account's alone (created 0600,
+            # never widened)
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         if engine is None and in_memory:
             # one connection shared by every thread: each new one would open its own empty database
-            engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+            engine = create_engine(
+                url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+            )
         self.engine = engine or create_engine(url, pool_pre_ping=True)
         # The one in-memory connection is not safe for two threads at once: take turns on it.
         self._turns = threading.RLock() if in_memory else None
@@ -114,7 +132,10 @@ class SqlStore(Store):
         cutoff = time.time() - older_than_s
         with self._begin() as conn:
             gone = conn.execute(delete(feedback).where(feedback.c.created_at < cutoff)).rowcount
-            return gone + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
+            return (
+                gone
+                + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
+            )
 
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         row = record.model_dump()
@@ -125,12 +146,19 @@ class SqlStore(Store):
 
     def get_diagnosis(self, record_id: str) -> DiagnosisRecord | None:
         with self._connect() as conn:
-            row = conn.execute(select(diagnoses).where(diagnoses.c.id == record_id)).mappings().first()
+            row = (
+                conn.execute(select(diagnoses).where(diagnoses.c.id == record_id))
+                .mappings()
+                .first()
+            )
         return _record(dict(row)) if row else None
 
     def recent_diagnoses(self, team_id: str, limit: int = 10) -> list[DiagnosisRecord]:
         query = (
-            select(diagnoses).where(diagnoses.c.team_id == team_id).order_by(diagnoses.c.created_at.desc()).limit(limit)
+            select(diagnoses)
+            .where(diagnoses.c.team_id == team_id)
+            .order_by(diagnoses.c.created_at.desc())
+            .limit(limit)
         )
         with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
@@ -143,12 +171,18 @@ class SqlStore(Store):
         return self._feedback(select(feedback).order_by(feedback.c.created_at.desc()).limit(limit))
 
     def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
-        query = select(diagnoses).where(diagnoses.c.created_at >= since).order_by(diagnoses.c.created_at)
+        query = (
+            select(diagnoses)
+            .where(diagnoses.c.created_at >= since)
+            .order_by(diagnoses.c.created_at)
+        )
         with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
 
     def feedback_since(self, since: float) -> list[Feedback]:
-        return self._feedback(select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at))
+        return self._feedback(
+            select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at)
+        )
 
     def _feedback(self, query) -> list[Feedback]:
         with self._connect() as conn:

@@ -2,7 +2,8 @@
 
 On a 64-GPU job one rank dies (OOM, Xid, a data-loader crash) and the other 63 print NCCL watchdog
 timeouts minutes later; the loudest lines are the wrong answer. `triage` reads every file once
-(scan, census), gives each classified line its rank and node (job, attribute), and decides (verdict),
+(scan, census), gives each classified line its rank and node (job, attribute), and decides
+(verdict),
 with the words in summary and the initiator's own lines in focus.
 
 Line numbers are 1-based lines of the file they are in; `Initiating.file` names it.
@@ -64,7 +65,9 @@ def _scan_all(sources: list[TextSource]) -> list[FileScan]:
             local.buffers = Buffers()
         # A file whose name carries its rank needs no census of the prefixes in it.
         needed = parse_source_name(source.name).rank is None
-        return scan_file(index, source.name, source.chunks(), census_needed=needed, buffers=local.buffers)
+        return scan_file(
+            index, source.name, source.chunks(), census_needed=needed, buffers=local.buffers
+        )
 
     if len(sources) < 2:
         return [scan_one(item) for item in enumerate(sources)]

@@ -1,4 +1,5 @@
-"""The focus text: the initiator's own lines (its traceback, its kernel lines), prefixes stripped, so
+"""The focus text: the initiator's own lines (its traceback, its kernel lines), prefixes stripped,
+so
 retrieval matches its failure and not the collateral timeouts the other ranks printed."""
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ def first_timeout_event(job: Job, majority) -> Event:
 Located = tuple[tuple[int, int], str]  # ((file index, line in that file), message)
 
 
-def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect],
-               majority) -> tuple[str, tuple[tuple[str, int], ...]]:
+def focus_text(
+    job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect], majority
+) -> tuple[str, tuple[tuple[str, int], ...]]:
     """The focus text and, for each of its lines, the (file, line) it was taken from."""
     blocks: list[list[Located]] = []
     if initiator is not None:
@@ -42,7 +44,11 @@ def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list
                 blocks.append(_block(job, sources, e, 12, 12))
             elif initiator.kind == "desync":
                 blocks.append(_block(job, sources, e, 0, 8))
-            desync = [x for x in job.unranked + [y for st in job.ranks.values() for y in st.collateral] if x.kind == "desync"]
+            desync = [
+                x
+                for x in job.unranked + [y for st in job.ranks.values() for y in st.collateral]
+                if x.kind == "desync"
+            ]
             if desync:
                 blocks.append([_located(x) for x in desync[:6]])
             if majority is not None:
@@ -75,8 +81,11 @@ def _located(e: Event) -> Located:
 
 def _node_lines(job: Job, e: Event) -> list[Event]:
     node = job.node_of(e)
-    same = [x for x in job.node_events + [y for st in job.ranks.values() for y in st.roots]
-            if x.kind == "xid" and (same_node(job.node_of(x), node) or job.node_of(x) == node)]
+    same = [
+        x
+        for x in job.node_events + [y for st in job.ranks.values() for y in st.roots]
+        if x.kind == "xid" and (same_node(job.node_of(x), node) or job.node_of(x) == node)
+    ]
     uniq = {(x.file, x.line): x for x in same}
     return sorted(uniq.values(), key=lambda x: (x.file, x.line))[:4] or [e]
 
@@ -92,12 +101,23 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     index = data[: e.offset - start].count(b"\n")
     own = resolve(job, e)
     owned: list[tuple[int, str]] = []  # (line index, message) of this rank's lines
-    single = e.file in job.file_rank or e.file in job.file_local  # a file of one rank: every line is its own
+    single = (
+        e.file in job.file_rank or e.file in job.file_local
+    )  # a file of one rank: every line is its own
     current = single or own is None
-    lo, hi = (max(skip, index - before), min(len(lines), index + after + 1)) if single else (skip, len(lines))
+    lo, hi = (
+        (max(skip, index - before), min(len(lines), index + after + 1))
+        if single
+        else (skip, len(lines))
+    )
     for i in range(lo, hi):
         p = who(lines[i])
-        if p.rank is not None or p.local_rank is not None or p.pid is not None or p.pg_rank is not None:
+        if (
+            p.rank is not None
+            or p.local_rank is not None
+            or p.pid is not None
+            or p.pg_rank is not None
+        ):
             rank = resolve(job, Event(e.file, 0, 0, "", "", "", False, ("",), p))
             if rank is not None:
                 current = rank == own
@@ -108,11 +128,11 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     if pos is None:
         return [_located(e)]
     head = owned[max(0, pos - before) : pos]
-    tb = max((k for k, (_, m) in enumerate(head) if "Traceback (most recent call last)" in m), default=None)
-    if tb is not None:
-        head = head[tb:]
-    else:
-        head = head[-min(len(head), 3) :]
+    tb = max(
+        (k for k, (_, m) in enumerate(head) if "Traceback (most recent call last)" in m),
+        default=None,
+    )
+    head = head[tb:] if tb is not None else head[-min(len(head), 3) :]
     tail = owned[pos + 1 : pos + 1 + after]
     first = e.line - index  # the file's line number of lines[0]
     return [((e.file, first + i), m) for i, m in head + [owned[pos]] + tail]

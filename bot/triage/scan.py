@@ -2,7 +2,8 @@
 
 Memory stays bounded whatever the file size: the text is handed over in line-aligned chunks, each
 chunk is classified by the multi-pattern scanner (only the lines with a hit are decoded and parsed),
-and the census of rank prefixes (bot.triage.census) runs as one literal pass per chunk. What survives
+and the census of rank prefixes (bot.triage.census) runs as one literal pass per chunk. What
+survives
 a chunk is a handful of events per rank.
 """
 
@@ -48,7 +49,9 @@ class FileScan(Census):
     size: int = 0
     events: list[Event] = field(default_factory=list)
     _kept: dict[tuple, int] = field(default_factory=dict, repr=False)
-    _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)  # (line, rules) `wants` refused
+    _refused: set[tuple[str, tuple[int, ...]]] = field(
+        default_factory=set, repr=False
+    )  # (line, rules) `wants` refused
 
     def wants(self, prefix: Who, first_rule: str, kind: str) -> bool:
         """Whether `keep` would store such an event (checked before the costly parts are built)."""
@@ -108,11 +111,18 @@ def chunks_of_bytes(data: bytes, size: int | None = None) -> Iterator[memoryview
         start = end
 
 
-# -- classification -----------------------------------------------------------------------------------
+# -- classification
+# -----------------------------------------------------------------------------------
 
 
-def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_needed: bool = True,
-              buffers: Buffers | None = None) -> FileScan:
+def scan_file(
+    index: int,
+    name: str,
+    chunks: Iterator[memoryview],
+    *,
+    census_needed: bool = True,
+    buffers: Buffers | None = None,
+) -> FileScan:
     """Classify every line of one file, keeping the events and (if needed) the prefix census."""
     scan = FileScan(index=index, name=name)
     scanner = line_scanner()
@@ -123,7 +133,9 @@ def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_nee
     for chunk in chunks:
         head = bytes(chunk[:4096])
         first_end = head.find(b"\n")
-        census_first_line(head[: first_end if first_end >= 0 else 200][:200].decode("utf-8", "replace"), scan)
+        census_first_line(
+            head[: first_end if first_end >= 0 else 200][:200].decode("utf-8", "replace"), scan
+        )
         if census_needed:
             census_scratch = buffers.census_scratch()
             # Head and tail of each chunk: every rank prints at start-up and at its end, and the
@@ -145,8 +157,15 @@ def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_nee
     return scan
 
 
-def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, file_offset: int, line_base: int,
-                     tail: bytes) -> None:
+def _events_of_chunk(
+    scan: FileScan,
+    chunk: memoryview,
+    eq: np.ndarray,
+    hits,
+    file_offset: int,
+    line_base: int,
+    tail: bytes,
+) -> None:
     haystack, base = chunk.obj, _offset_in(chunk)
     by_start: dict[int, set[int]] = {}
     first_end: dict[int, int] = {}  # where the first match on each line ends
@@ -176,29 +195,38 @@ def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, fi
         ts = prefix.ts
         if role == "root" and ts is None:
             ts = _timestamp_before(chunk, start, prefix, tail)
-        scan.keep(Event(
-            file=scan.index,
-            line=line,
-            offset=file_offset + start,
-            text=text,
-            role=role,
-            kind=kind,
-            strong=strong,
-            rules=rules,
-            prefix=prefix,
-            ts=ts,
-        ))
+        scan.keep(
+            Event(
+                file=scan.index,
+                line=line,
+                offset=file_offset + start,
+                text=text,
+                role=role,
+                kind=kind,
+                strong=strong,
+                rules=rules,
+                prefix=prefix,
+                ts=ts,
+            )
+        )
 
 
 def _line_text(chunk: memoryview, haystack, base: int, start: int, match_end: int) -> str:
-    """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the match
+    """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the
+    match
     lies further in, the stretch around the match, so the matched text is always kept."""
     stop = haystack.find(b"\n", base + start, base + match_end + MAX_LINE_CHARS)
     stop = stop - base if stop >= 0 else min(len(chunk), match_end + MAX_LINE_CHARS)
     if match_end - start <= MAX_LINE_CHARS - 100:
-        return bytes(chunk[start : min(stop, start + MAX_LINE_CHARS)]).decode("utf-8", "replace").rstrip("\r")
+        return (
+            bytes(chunk[start : min(stop, start + MAX_LINE_CHARS)])
+            .decode("utf-8", "replace")
+            .rstrip("\r")
+        )
     head = bytes(chunk[start : start + 200]).decode("utf-8", "replace")
-    around = bytes(chunk[max(start + 200, match_end - 500) : min(stop, match_end + 200)]).decode("utf-8", "replace")
+    around = bytes(chunk[max(start + 200, match_end - 500) : min(stop, match_end + 200)]).decode(
+        "utf-8", "replace"
+    )
     return f"{head} … {around}".rstrip("\r")
 
 
@@ -211,7 +239,9 @@ def _offset_in(view: memoryview) -> int:
     return int(part.__array_interface__["data"][0] - whole.__array_interface__["data"][0])
 
 
-def _timestamp_before(chunk: memoryview, line_start: int, prefix: Who, tail: bytes = b"") -> Stamp | None:
+def _timestamp_before(
+    chunk: memoryview, line_start: int, prefix: Who, tail: bytes = b""
+) -> Stamp | None:
     """A Python traceback line carries no time: take the same rank's latest timestamp before it."""
     window = bytes(chunk[max(0, line_start - LOOKBACK_BYTES) : line_start])
     if line_start < LOOKBACK_BYTES:

@@ -26,7 +26,8 @@ def _root_phrase(c: Suspect) -> str:
 
 
 def collateral_phrase(group: CollateralGroup) -> str:
-    """'63 ranks timed out waiting on ALLREDUCE SeqNum 8812' (used by the summary and the rank table)."""
+    """'63 ranks timed out waiting on ALLREDUCE SeqNum 8812' (used by the summary and the rank
+    table)."""
     n = len(group.ranks)
     who = f"{n} rank" if n == 1 else f"{n} ranks"
     if group.kind == "watchdog-timeout":
@@ -42,7 +43,9 @@ def _op_of(c: Suspect, timeouts: dict[int, tuple[str, int]]) -> str:
     return f"{op[0]} SeqNum {op[1]}".strip() if op else "another collective"
 
 
-def summary(initiator, initiating, groups, failing, silent, majority, no_single, job_timeout) -> str:
+def summary(
+    initiator, initiating, groups, failing, silent, majority, no_single, job_timeout
+) -> str:
     tail = ", ".join(collateral_phrase(g) for g in groups[:3])
     if initiator is not None:
         if initiator.kind in INFERRED and majority:
@@ -51,7 +54,8 @@ def summary(initiator, initiating, groups, failing, silent, majority, no_single,
                 "stalled": f"never reached {op}",
                 "checkpoint": f"was still saving a checkpoint and never reached {op}",
                 "silent": f"logged nothing while the others waited in {op}",
-                "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) from the others",
+                "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) "
+                "from the others",
             }[initiator.kind]
             if initiator.kind == "desync" and "desync report" in (initiating.reason or ""):
                 phrase = "was named by the NCCL desync report as the lagging rank"
@@ -61,7 +65,9 @@ def summary(initiator, initiating, groups, failing, silent, majority, no_single,
         when = ""
         if initiating and initiating.timestamp:
             stalled = initiator.kind in ("stalled", "checkpoint", "silent")
-            when = f" (last line {initiating.timestamp})" if stalled else f" at {initiating.timestamp}"
+            when = (
+                f" (last line {initiating.timestamp})" if stalled else f" at {initiating.timestamp}"
+            )
         head = f"{who_phrase(initiator.rank, initiator.node)} {phrase}{when}"
         extra = f"; {len(failing)} other rank(s) also failed on their own" if failing else ""
         return f"{head}; {tail}{extra}" if tail else head + extra
@@ -71,7 +77,10 @@ def summary(initiator, initiating, groups, failing, silent, majority, no_single,
         first = failing[0]
         when = f" (first at {first.event.ts[1]})" if first.event.ts else ""
         what = ROOT_PHRASE.get(kind, kind)
-        head = f"No single initiator: {len(failing)} ranks failed at about the same time; most {what}{when}"
+        head = (
+            f"No single initiator: {len(failing)} ranks failed at about the same time; "
+            f"most {what}{when}"
+        )
         return f"{head}; {tail}" if tail else head
     if groups:
         return f"No single initiator: {tail}, and no rank reported an error of its own"

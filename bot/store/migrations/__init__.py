@@ -13,7 +13,9 @@ from sqlalchemy.engine import Engine
 
 HERE = Path(__file__).parent
 FIRST = "0001"
-_PG_LOCK = 0x7472_6169  # pg_advisory_xact_lock key: replicas starting together migrate one at a time
+_PG_LOCK = (
+    0x7472_6169  # pg_advisory_xact_lock key: replicas starting together migrate one at a time
+)
 
 
 def _config(connection):
