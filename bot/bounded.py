@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from kb.errors import IngestError
 
@@ -173,7 +174,7 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
     return ("the gzip stream ends early (a truncated file?); read what was there",)
 
 
-def iter_file(fileobj, size: int = 1 << 20) -> Iterable[bytes]:
+def iter_file(fileobj: BinaryIO, size: int = 1 << 20) -> Iterable[bytes]:
     """A binary file object's chunks (stdin, an open file)."""
     while chunk := fileobj.read(size):
         yield chunk

@@ -156,9 +156,9 @@ def _fit(results: Sequence[CaseResult]) -> Calibration:
             y.append(right)
             w.append(neg_weight if r.source.negative else 1.0)
     model = fit(x, y, weights=w)
-    conf, right, open_ = _top_confidences(model, results)
+    conf, top_right, open_ = _top_confidences(model, results)
     case_weights = np.array([neg_weight if r.source.negative else 1.0 for r in results])
-    threshold = choose_threshold(conf, right, open_, case_weights)
+    threshold = choose_threshold(conf, top_right, open_, case_weights)
     return Calibration(model.coef, model.intercept, threshold, len(y))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import re2
@@ -58,7 +59,7 @@ def decide(
     catalog: Catalog,
     *,
     text: str,
-    kind: str,
+    kind: Literal["log", "question"],
     triage: Triage | None = None,
     full_evidence: dict[int, EntryEvidence] | None = None,
     harmless_lines: frozenset[int] = frozenset(),
@@ -79,7 +80,8 @@ def decide(
     ]
     confidence = results[0].confidence if results else 0.0
     threshold = catalog.threshold
-    verdict, reason, frame = "abstain", "", None
+    verdict: Literal["match", "abstain", "benign", "user-code"] = "abstain"
+    reason, frame = "", None
     if benign and not failure_strong and not _unexplained(text, harmless_lines, kind):
         verdict = "benign"
     elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:

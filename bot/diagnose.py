@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,10 @@ from index.lexical import LexicalIndex
 from index.query_text import evidence_text
 from kb.load import KnowledgeBase
 from kb.schema import Entry
+
+if TYPE_CHECKING:
+    from index.dense import DenseIndex
+    from index.store import Manifest
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +72,7 @@ class Engine:
         for i, e in enumerate(self._entries):
             for finding in e.explains:
                 self._explains.setdefault(finding, []).append(i)
-        self._dense = None
+        self._dense: DenseIndex | None = None
         self._progress = progress
         self._query_vectors: dict[str, np.ndarray] = {}
         self._cache_lock = threading.Lock()
@@ -118,9 +123,12 @@ class Engine:
         focus = triage.focus_text if triage is not None and triage.focus_text.strip() else ""
         full_evidence = self.fingerprints.scan_files([f.text for f in report.files])
         text = focus or report.text  # the whole input joined only when triage found no focus
+        initiating = triage.initiating if triage is not None else None
         named_initiator = (
-            triage is not None and triage.initiating is not None and not triage.no_single_initiator
+            triage is not None and initiating is not None and not triage.no_single_initiator
         )
+        initiating_summary = triage.summary if triage is not None and named_initiator else ""
+        initiating_kind = initiating.kind if initiating is not None and named_initiator else ""
         harmless_lines = self._benign_lines(full_evidence)
         rank_text = focus or text
         if harmless_lines and not focus:
@@ -133,9 +141,9 @@ class Engine:
             retriever=retriever,
             skip_vectors=leave_out,
             # triage's inference ("rank 3 waited in a different collective") is evidence too
-            context=triage.summary if named_initiator else "",
+            context=initiating_summary,
             root_known=named_initiator,
-            finding=triage.initiating.kind if named_initiator else "",
+            finding=initiating_kind,
             versions=self._versions(report, triage) if report.kind == "log" else None,
         )
         diagnosis = decide(
@@ -172,7 +180,7 @@ class Engine:
 
     # -- retrieval -------------------------------------------------------------------------------
     @property
-    def dense(self):
+    def dense(self) -> DenseIndex:
         if self._dense is None:
             from index import store
 
@@ -186,7 +194,7 @@ class Engine:
     def ensure_index(self) -> None:
         _ = self.dense
 
-    def rebuild_index(self):
+    def rebuild_index(self) -> Manifest:
         """Build the index now even if it is current; returns its manifest."""
         from index import store
 

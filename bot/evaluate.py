@@ -167,7 +167,7 @@ def run_case(engine: Engine, case: Case, retriever: str) -> Outcome:
 
 
 def evaluate(
-    engine: Engine, cases: Sequence[Case], progress: Callable[[], None] | None = None
+    engine: Engine, cases: Sequence[Case], progress: Callable[[], object] | None = None
 ) -> tuple[dict[str, dict[str, float]], dict[str, list[Outcome]]]:
     engine.ensure_index()
     engine.embedder.embed(["warm up"])  # latency is per warm case, not model loading

@@ -97,11 +97,11 @@ def usage_stats(
         if record.verdict == "match" and record.entry_id:
             per_entry[record.entry_id].answers += 1
     for diagnosis_id, item in latest_feedback(feedback).items():
-        record = by_id.get(diagnosis_id)
-        if record is not None and record.verdict != "match":
+        stored = by_id.get(diagnosis_id)
+        if stored is not None and stored.verdict != "match":
             # an abstention named no entry: the correction is a coverage gap, not an entry's fault
             continue
-        entry_id = record.entry_id if record is not None else item.predicted_id
+        entry_id = stored.entry_id if stored is not None else item.predicted_id
         if not entry_id:
             continue
         stats = per_entry[entry_id]
@@ -113,7 +113,7 @@ def usage_stats(
                 stats.corrected_to[
                     item.correct_id if item.correct_id in category_of else NONE_LABEL
                 ] += 1
-    per_category = Counter()
+    per_category: Counter[str] = Counter()
     for entry_id, stats in per_entry.items():
         per_category[category_of.get(entry_id, "unknown")] += stats.answers
     corrected = sorted(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from bot.bounded import read_bounded
 from bot.model import LogFile, Report
@@ -126,7 +127,9 @@ def build_report(files: Sequence[LogFile], *, origin: str = "cli", question: str
         return Report(
             files=(LogFile(name="<question>", text=question),), kind="question", origin=origin
         )
-    kind = "log" if len(files) > 1 or looks_like_log(files[0].text) else "question"
+    kind: Literal["log", "question"] = (
+        "log" if len(files) > 1 or looks_like_log(files[0].text) else "question"
+    )
     return Report(files=files, kind=kind, origin=origin, question=question)
 
 

@@ -4,10 +4,13 @@ usual names)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from kb.load import KnowledgeBase
 
 
 def default_cache_dir() -> Path:
@@ -97,7 +100,7 @@ class Settings(BaseSettings):
             )
         return value
 
-    def load_kb(self, *, lenient: bool = False):
+    def load_kb(self, *, lenient: bool = False) -> KnowledgeBase:
         """The knowledge base these settings name: bundled (or KB_DIR) plus the team trees."""
         from kb.load import load_kb
 

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -83,7 +83,7 @@ class SentenceTransformerEmbedder:
     source: str
     model_id: str
     offline: bool = True  # local files only: never reach for the network at run time
-    _model: object | None = None
+    _model: Any = None
     kind = "torch"
 
     @classmethod
@@ -105,7 +105,7 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return int(self._load().get_sentence_embedding_dimension())
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
             # tokenizers has no argument for this: a later fork (a subprocess) must not warn
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -205,8 +205,8 @@ class OnnxEmbedder:
         self.model_source = model_source or str(
             model_dir
         )  # where the weights came from (for a re-export)
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None  # onnxruntime.InferenceSession, loaded on first use
+        self._tokenizer: Any = None  # tokenizers.Tokenizer
         self._pooling: PoolingConfig | None = None
         self._output = 0
 
@@ -228,7 +228,7 @@ class OnnxEmbedder:
         """Forget the loaded session (the file was replaced by a rebuild)."""
         self._session = self._tokenizer = self._pooling = None
 
-    def _load(self):
+    def _load(self) -> None:
         if self._session is not None:
             return
         if not self.onnx_file.is_file():
@@ -279,7 +279,9 @@ class OnnxEmbedder:
         return out
 
     def _encode(self, batch: list[str]) -> np.ndarray:
-        if self._pooling.lower_case:
+        pooling = self._pooling
+        assert pooling is not None  # _load ran
+        if pooling.lower_case:
             batch = [text.lower() for text in batch]
         encodings = self._tokenizer.encode_batch(batch)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -290,7 +292,7 @@ class OnnxEmbedder:
         hidden = self._session.run(None, feeds)[self._output]
         weights = mask[..., None].astype(np.float32)
         vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        if self._pooling.normalize:
+        if pooling.normalize:
             vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
         return vectors.astype(np.float32)
 

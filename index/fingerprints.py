@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from index.scanner import Match, MultiScanner
 from kb.schema import Entry
@@ -16,12 +17,14 @@ SUPPORTING = 0.35
 EXTRA_MATCH_BONUS = 0.15  # each further distinct pattern: specific entries beat their hub
 MAX_BONUS = 0.45
 
+Strength = Literal["strong", "supporting"]
+
 
 @dataclass(frozen=True)
 class Hit:
     pattern: str
     line: int
-    strength: str
+    strength: Strength
 
 
 @dataclass
@@ -52,7 +55,7 @@ class EntryEvidence:
 class _Use:
     entry: int
     role: str  # "fingerprint" | "requires" | "excludes"
-    strength: str = "strong"
+    strength: Strength = "strong"
 
 
 class FingerprintIndex:

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 from index.embed import ONNX_CANDIDATES, torch_available
 from kb.errors import ModelNotFoundError, TorchMissingError
@@ -94,11 +95,11 @@ def export(source: str, target: Path) -> dict:
         """Keyword arguments in, one tensor out (BertModel.forward's positional order varies by
         version)."""
 
-        def __init__(self, inner):
+        def __init__(self, inner: Any) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
             out = self.inner(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )

@@ -240,7 +240,7 @@ def _peel_bracket(line: str, pos: int, out: Line) -> int | None:
         out.source = out.source or "kernel"
         if m.group(1) in _MONTHS:
             out.timestamp = out.timestamp or _stamp(
-                _MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5), None
+                _MONTHS[m.group(1)], int(m.group(2)), m.group(3), m.group(4), m.group(5), None
             )
         return m.end()
     return None

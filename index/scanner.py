@@ -23,7 +23,7 @@ try:  # optional accelerator: degrade to RE2 when the wheel is missing
 
     HAVE_HYPERSCAN = True
 except ImportError:  # pragma: no cover - exercised by the RE2 tests with force_re2
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
     HAVE_HYPERSCAN = False
 
 CHUNK_BYTES = 8 << 20  # scan large inputs in line-aligned chunks: bounded memory
@@ -91,18 +91,18 @@ class MultiScanner:
             if self.patterns:
                 self._set = _re2_set(self.patterns)
 
-    def _hs_db(self, first_only: bool):
+    def _hs_db(self, first_only: bool) -> Any:
         with self._db_lock:  # compiled once even when the first scans race
             return self._hs_db_locked(first_only)
 
-    def _hs_db_locked(self, first_only: bool):
+    def _hs_db_locked(self, first_only: bool) -> Any:
         if first_only not in self._dbs:
             flag = hyperscan.HS_FLAG_ALLOWEMPTY
             if first_only:
                 flag |= hyperscan.HS_FLAG_SINGLEMATCH
             expressions = [line_mode(p).encode() for p in self.patterns]
 
-            def build():
+            def build() -> Any:
                 db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
                 db.compile(
                     expressions=expressions,
@@ -132,11 +132,13 @@ class MultiScanner:
         matches = [Match(p, line) for p, line in found]
         matches.sort(key=lambda m: (m.line, m.pattern))
         if first_only:
-            seen: set[int] = set()
-            matches = [m for m in matches if not (m.pattern in seen or seen.add(m.pattern))]
+            first: dict[int, Match] = {}  # each pattern's first match, in line order
+            for m in matches:
+                first.setdefault(m.pattern, m)
+            matches = list(first.values())
         return matches
 
-    def new_scratch(self):
+    def new_scratch(self) -> Any:
         """Hyperscan scratch space for one thread (concurrent scans must not share one)."""
         return (
             hyperscan.Scratch(self._hs_db(False))
@@ -144,7 +146,7 @@ class MultiScanner:
             else None
         )
 
-    def _thread_scratch(self, first_only: bool):
+    def _thread_scratch(self, first_only: bool) -> Any:
         """This thread's scratch for the database: never the database's shared default one."""
         scratches = getattr(self._local, "scratches", None)
         if scratches is None:
@@ -154,7 +156,7 @@ class MultiScanner:
         return scratches[first_only]
 
     def scan_offsets(
-        self, data, *, first_only: bool = False, scratch=None
+        self, data: Any, *, first_only: bool = False, scratch: Any = None
     ) -> list[tuple[int, int]]:
         """(pattern, end offset) pairs over any bytes-like `data`: for callers that stream chunks
         and need line numbers only for the few hits."""
@@ -191,13 +193,14 @@ class MultiScanner:
         return zip(ids.tolist(), lines.tolist(), strict=False)
 
 
-def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
+def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]) -> Any:
     """A Hyperscan database from the on-disk cache (keyed by `key` and the Hyperscan version), or
     built by `build` and cached: compiling takes tenths of a second to seconds, loading
     milliseconds."""
     path = None
     if cache_dir is not None:
-        digest = hashlib.sha256(key + f"|{hyperscan.__version__}".encode()).hexdigest()[:24]
+        version = hyperscan.__version__  # type: ignore[attr-defined]
+        digest = hashlib.sha256(key + f"|{version}".encode()).hexdigest()[:24]
         path = cache_dir / f"hyperscan-{digest}.db"
     db = _load_db(path) if path is not None else None
     if db is None:
@@ -207,7 +210,7 @@ def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
     return db
 
 
-def _load_db(path: Path):
+def _load_db(path: Path) -> Any:
     try:
         db = hyperscan.loadb(path.read_bytes(), mode=hyperscan.HS_MODE_BLOCK)
         db.scratch = hyperscan.Scratch(db)  # a deserialized database comes without one
@@ -216,7 +219,7 @@ def _load_db(path: Path):
         return None  # absent, or written by another Hyperscan build: compile afresh
 
 
-def _save_db(path: Path, db) -> None:
+def _save_db(path: Path, db: Any) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -226,7 +229,7 @@ def _save_db(path: Path, db) -> None:
         pass  # a read-only cache only costs the compile time
 
 
-def _re2_set(patterns: Sequence[str]):
+def _re2_set(patterns: Sequence[str]) -> Any:
     import re2
 
     options = re2.Options()

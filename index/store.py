@@ -20,7 +20,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +143,7 @@ def _reusable_vectors(
     except (IndexFormatError, TypeError):
         return {}
 
-    def same_file(record: dict | None):
+    def same_file(record: dict | None) -> tuple[str, str] | None:
         return (record["sha256"], record["path"]) if record else None
 
     if (
@@ -157,7 +157,7 @@ def _reusable_vectors(
 
 
 @contextmanager
-def _build_lock(directory: Path):
+def _build_lock(directory: Path) -> Iterator[None]:
     """One builder at a time per index directory (several processes may find it stale at once)."""
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / f".{directory.name}.lock", "w") as handle:
@@ -291,7 +291,7 @@ def _onnx_encoder(
         from index import onnx_export
 
         try:
-            settings = onnx_export.export_once(source, embedder.id, target)
+            settings = onnx_export.export_once(source or "", embedder.id, target)
         except Exception as exc:
             if isinstance(embedder, OnnxEmbedder) or isinstance(exc, TorchMissingError):
                 raise

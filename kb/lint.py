@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kb.load import KBLoadError, KnowledgeBase, load_kb
 from kb.patterns import PatternError, compile_linear
@@ -85,7 +86,7 @@ def healthy_logs(directory: Path = HEALTHY_DIR) -> list[HealthyLog]:
     ]
 
 
-def _compiled(pattern: str):
+def _compiled(pattern: str) -> Any:
     try:
         return compile_linear(pattern)
     except PatternError:

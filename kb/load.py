@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -58,7 +59,7 @@ def load_entry(path: Path) -> Entry:
     return entry
 
 
-def _read_tree(root: Path, digest, problems: list[str], tag: str) -> list[tuple[Entry, Path]]:
+def _read_tree(root: Path, digest: Any, problems: list[str], tag: str) -> list[tuple[Entry, Path]]:
     if not root.is_dir():
         problems.append(f"{root}: not a directory of entries")
         return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -16,6 +16,8 @@ from kb.errors import EXIT_INPUT, SetupError, TraindocError
 
 if TYPE_CHECKING:
     from bot.diagnose import Engine
+    from bot.model import Diagnosis
+    from bot.store.base import Store
     from kb.load import KnowledgeBase
 
 
@@ -23,7 +25,7 @@ class RootCommand(TyperGroup):
     """The root command: the one place a TraindocError becomes a `traindoc: ...` line and its exit
     code."""
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: Any) -> Any:  # a click Context (typer vendors its own click)
         try:
             return super().invoke(ctx)
         except TraindocError as exc:
@@ -61,7 +63,7 @@ out = Console()
 err = Console(stderr=True)
 
 
-def fail(message: str, code: int = EXIT_INPUT) -> None:
+def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     err.print(f"traindoc: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -92,7 +94,7 @@ def kb() -> KnowledgeBase:
     return Settings().load_kb()
 
 
-def emit(diagnosis, as_json: bool, *, with_table: bool = False) -> None:
+def emit(diagnosis: Diagnosis, as_json: bool, *, with_table: bool = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(diagnosis.to_json(), ensure_ascii=False) + "\n")
         return
@@ -145,7 +147,7 @@ def since_epoch(value: str) -> float:
     return time.time() - int(match.group(1)) * _UNITS[match.group(2)]
 
 
-def open_store(settings: Settings):
+def open_store(settings: Settings) -> Store:
     from bot.store import store_from_settings
 
     try:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -31,6 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql import Select
 
 from bot.store import migrations
 from bot.store.base import CLAIM_TTL_S, DiagnosisRecord, Feedback, Store, new_id
@@ -86,7 +88,7 @@ class SqlStore(Store):
         sqlite = parsed.drivername.startswith("sqlite")
         in_memory = sqlite and parsed.database in (None, "", ":memory:")
         if sqlite and not in_memory:
-            path = Path(parsed.database)
+            path = Path(parsed.database or "")
             path.parent.mkdir(parents=True, exist_ok=True)
             # answers quote users' logs: the file is the service account's alone (created 0600,
             # never widened)
@@ -184,7 +186,7 @@ class SqlStore(Store):
             select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at)
         )
 
-    def _feedback(self, query) -> list[Feedback]:
+    def _feedback(self, query: Select[Any]) -> list[Feedback]:
         with self._connect() as conn:
             rows = conn.execute(query).mappings().all()
         return [Feedback(**{k: v for k, v in row.items() if k != "id"}) for row in rows]

@@ -146,9 +146,9 @@ def rank_of_node_event(job: Job, e: Event, *, direct: bool) -> int | None:
                 return rank
         for (n, p), local in job.pid_local.items():
             if p == pid and (same_node(n, key) or key is None):
-                rank = _global_of_local(job, n, e.file, local)
-                if rank is not None:
-                    return rank
+                mapped = _global_of_local(job, n, e.file, local)
+                if mapped is not None:
+                    return mapped
     if direct or (node is None and not job.single_node):
         return None
     kinds = (

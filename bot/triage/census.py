@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from bot.settings import hyperscan_cache_dir
 from bot.triage.fields import who
@@ -21,7 +22,7 @@ from index.scanner import load_or_build
 try:  # optional accelerator, as in index.scanner
     import hyperscan
 except ImportError:  # pragma: no cover
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 CENSUS_RANKS = 1024  # prefix literals compiled for ranks below this; larger ranks via a regex
 
@@ -54,7 +55,7 @@ class Census:
 
 
 @cache
-def _big_rank_db():
+def _big_rank_db() -> Any:
     """Presence test for the prefixes the literal table does not cover (one report per chunk)."""
     if hyperscan is None:
         return None
@@ -68,12 +69,12 @@ def _big_rank_db():
 
 
 @cache
-def _literal_db():
+def _literal_db() -> Any:
     if hyperscan is None:
         return None
     literals = [fmt % r for r in range(CENSUS_RANKS) for fmt in _FORMATS]
 
-    def build():
+    def build() -> Any:
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         db.compile(
             expressions=literals,

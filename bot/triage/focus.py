@@ -17,7 +17,7 @@ FOCUS_MAX_LINES = 80
 CONTEXT_BYTES = 192 << 10
 
 
-def first_timeout_event(job: Job, majority) -> Event:
+def first_timeout_event(job: Job, majority: tuple[str, int] | None) -> Event:
     events = [e for st in job.ranks.values() for e in st.collateral if e.kind == "watchdog-timeout"]
     events = events or [e for st in job.ranks.values() for e in st.collateral] or job.unranked
     return min(events, key=lambda e: (e.file, e.line))
@@ -27,7 +27,11 @@ Located = tuple[tuple[int, int], str]  # ((file index, line in that file), messa
 
 
 def focus_text(
-    job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect], majority
+    job: Job,
+    sources: list,
+    initiator: Suspect | None,
+    failing: list[Suspect],
+    majority: tuple[str, int] | None,
 ) -> tuple[str, tuple[tuple[str, int], ...]]:
     """The focus text and, for each of its lines, the (file, line) it was taken from."""
     blocks: list[list[Located]] = []

@@ -61,7 +61,7 @@ class Job:
     pid_local: dict[tuple[str | None, int], int] = field(
         default_factory=dict
     )  # torchrun: pid -> local rank
-    bus_rank: dict[tuple[str, str], int] = field(
+    bus_rank: dict[tuple[str | None, str], int] = field(
         default_factory=dict
     )  # (node key, PCI bus) -> rank
     rank_node: dict[int, str] = field(default_factory=dict)

@@ -9,8 +9,9 @@ a chunk is a handful of events per rank.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -161,12 +162,13 @@ def _events_of_chunk(
     scan: FileScan,
     chunk: memoryview,
     eq: np.ndarray,
-    hits,
+    hits: Iterable[tuple[int, int]],
     file_offset: int,
     line_base: int,
     tail: bytes,
 ) -> None:
-    haystack, base = chunk.obj, _offset_in(chunk)
+    haystack: Any = chunk.obj  # the bytes-like object the chunk views
+    base = _offset_in(chunk)
     by_start: dict[int, set[int]] = {}
     first_end: dict[int, int] = {}  # where the first match on each line ends
     for pattern, end in hits:
@@ -211,7 +213,7 @@ def _events_of_chunk(
         )
 
 
-def _line_text(chunk: memoryview, haystack, base: int, start: int, match_end: int) -> str:
+def _line_text(chunk: memoryview, haystack: Any, base: int, start: int, match_end: int) -> str:
     """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the
     match
     lies further in, the stretch around the match, so the matched text is always kept."""
@@ -234,7 +236,8 @@ def _offset_in(view: memoryview) -> int:
     """Where a 1-D byte memoryview starts inside the object it views."""
     if not len(view):
         return 0
-    whole = np.frombuffer(view.obj, dtype=np.uint8)
+    obj: Any = view.obj
+    whole = np.frombuffer(obj, dtype=np.uint8)
     part = np.frombuffer(view, dtype=np.uint8)
     return int(part.__array_interface__["data"][0] - whole.__array_interface__["data"][0])
 
@@ -246,8 +249,8 @@ def _timestamp_before(
     window = bytes(chunk[max(0, line_start - LOOKBACK_BYTES) : line_start])
     if line_start < LOOKBACK_BYTES:
         window = tail[-(LOOKBACK_BYTES - line_start) :] + window if tail else window
-    window = window.decode("utf-8", "replace")
-    for line in reversed(window.split("\n")[-200:]):
+    text = window.decode("utf-8", "replace")
+    for line in reversed(text.split("\n")[-200:]):
         if not line:
             continue
         p = who(line)

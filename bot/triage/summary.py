@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from bot.kinds import COLLATERAL_PHRASE, INFERRED, ROOT_PHRASE
-from bot.model import CollateralGroup
+from bot.model import CollateralGroup, Initiating
 from bot.triage.fields import EXCEPTION_NAME, XID, XID_MEANING
 from bot.triage.job import Suspect
 
@@ -39,12 +40,19 @@ def collateral_phrase(group: CollateralGroup) -> str:
 
 
 def _op_of(c: Suspect, timeouts: dict[int, tuple[str, int]]) -> str:
-    op = timeouts.get(c.rank)
+    op = timeouts.get(c.rank) if c.rank is not None else None
     return f"{op[0]} SeqNum {op[1]}".strip() if op else "another collective"
 
 
 def summary(
-    initiator, initiating, groups, failing, silent, majority, no_single, job_timeout
+    initiator: Suspect | None,
+    initiating: Initiating | None,
+    groups: list[CollateralGroup],
+    failing: list[Suspect],
+    silent: Sequence[int],
+    majority: tuple[str, int] | None,
+    no_single: bool,
+    job_timeout: dict[int, tuple[str, int]],
 ) -> str:
     tail = ", ".join(collateral_phrase(g) for g in groups[:3])
     if initiator is not None:
@@ -57,7 +65,8 @@ def summary(
                 "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) "
                 "from the others",
             }[initiator.kind]
-            if initiator.kind == "desync" and "desync report" in (initiating.reason or ""):
+            reason = initiating.reason if initiating is not None else ""
+            if initiator.kind == "desync" and "desync report" in (reason or ""):
                 phrase = "was named by the NCCL desync report as the lagging rank"
         else:
             phrase = _root_phrase(initiator)

@@ -100,8 +100,9 @@ def _pick_root(job: Job, cands: list[Suspect]) -> tuple[Suspect | None, str, boo
     if len(cands) == 1:
         return cands[0], "the only rank with a root-type error", False
     all_timed = all(c.event.ts for c in cands)
-    if all_timed and cands[1].event.ts[0] - cands[0].event.ts[0] >= SIMULTANEOUS_S:
-        return cands[0], f"earliest root-type error ({cands[0].event.ts[1]})", False
+    first, second = cands[0].event.ts, cands[1].event.ts
+    if all_timed and first and second and second[0] - first[0] >= SIMULTANEOUS_S:
+        return cands[0], f"earliest root-type error ({first[1]})", False
     hardware = [c for c in cands if c.kind in HARDWARE]
     if len({(c.rank, c.node) for c in hardware}) == 1:
         return hardware[0], "hardware error; the other errors follow from it", False
@@ -148,7 +149,7 @@ def _pick_from_collateral(job: Job, majority: tuple[str, int] | None) -> tuple[S
     seq = majority[1]
     odd: dict[int, str] = {}
     for r, st in timed.items():
-        if st.timeout != majority and st.timeout[0] and majority[0]:
+        if st.timeout is not None and st.timeout != majority and st.timeout[0] and majority[0]:
             odd[r] = "desync"
         elif st.enqueued is not None and st.enqueued < seq:
             odd[r] = "stalled"
@@ -168,18 +169,22 @@ def _pick_from_collateral(job: Job, majority: tuple[str, int] | None) -> tuple[S
     st = job.state(rank)
     op = f"{majority[0]} SeqNum {seq}".strip()
     if kind == "desync":
-        e = next(
+        timeout = st.timeout
+        assert timeout is not None  # a desync rank is one that timed out elsewhere
+        waiting = next(
             x for x in st.collateral if x.kind == "watchdog-timeout" or "watchdog-status" in x.rules
         )
         return Suspect(
-            rank, st.node, e, "desync"
-        ), f"waits in {st.timeout[0]} SeqNum {st.timeout[1]} while the others wait in {op}"
-    e = st.activity or (st.collateral[0] if st.collateral else st.roots[0] if st.roots else None)
-    if e is None:
-        e = first_timeout_event(job, majority)
+            rank, st.node, waiting, "desync"
+        ), f"waits in {timeout[0]} SeqNum {timeout[1]} while the others wait in {op}"
+    last = st.activity or (
+        st.collateral[0] if st.collateral else st.roots[0] if st.roots else None
+    )
+    if last is None:
+        last = first_timeout_event(job, majority)
     if st.activity is not None and "checkpoint" in st.activity.rules:
         kind = "checkpoint"
-    return Suspect(rank, st.node, e, kind), f"the only rank that did not time out in {op}"
+    return Suspect(rank, st.node, last, kind), f"the only rank that did not time out in {op}"
 
 
 def _desync_named(job: Job) -> dict[int, Event]:

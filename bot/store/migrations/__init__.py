@@ -7,9 +7,13 @@ the first revision, which is exactly that schema, and then upgraded.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import inspect, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 HERE = Path(__file__).parent
 FIRST = "0001"
@@ -18,7 +22,7 @@ _PG_LOCK = (
 )
 
 
-def _config(connection):
+def _config(connection: Connection) -> Config:
     from alembic.config import Config
 
     config = Config()

@@ -38,6 +38,7 @@ METHOD_SCOPES = {
     "conversations_replies": {"channels:history", "groups:history"},
     "views_open": set(),
     "views_publish": set(),
+    "auth_test": set(),  # the bot's identity at start-up: no scope needed
 }
 
 
