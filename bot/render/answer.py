@@ -1,20 +1,16 @@
 """The answer in Block Kit: a match, a harmless warning, a bug in the user's code or an abstention
-(drawn from bot.render.answer_view), an entry in full, "Why this match" and the siblings, always
-with a text fallback. Pure functions of their inputs: no Slack calls, no pipeline imports."""
+(drawn from bot.render.answer_view), always with a text fallback. Pure functions of their
+inputs: no Slack calls, no pipeline imports."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
-from bot.contract import StoredDiagnosis
 from bot.model import Candidate, Diagnosis
 from bot.render import slack_limits as lim
 from bot.render.action_ids import (
     ACTION_HELPFUL,
-    ACTION_SHARE,
     ACTION_SHOW_ENTRY,
     ACTION_SIBLINGS,
     ACTION_WHY,
@@ -98,7 +94,7 @@ def _render_benign(view: AnswerView, ref: str) -> Message:
         names = ", ".join(escape(lim.clip(c.title, 80)) for c in view.also_harmless)
         blocks.append(context("Also harmless here: " + names))
     blocks.append(actions(*_feedback_buttons(ref, view.diagnosis)))
-    blocks.append(context(*_footer(entry, "")))
+    blocks.append(context(*entry_footer(entry, "")))
     text = f"Harmless: {entry.title}. {entry.summary}"
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
@@ -126,7 +122,7 @@ def _render_user_code(view: AnswerView, ref: str) -> Message:
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
 
-def _confidence(value: float) -> str:
+def confidence_text(value: float) -> str:
     return f"confidence {value:.2f}"
 
 
@@ -163,7 +159,7 @@ def _render_match(view: AnswerView, ref: str, titles: Mapping[str, str]) -> Mess
         if runner
         else ""
     )
-    verdict_bits = [f"*{_confidence(view.confidence)}*", _matched_line(best), runner_up]
+    verdict_bits = [f"*{confidence_text(view.confidence)}*", _matched_line(best), runner_up]
     blocks.append(context(" · ".join(b for b in verdict_bits if b)))
     if view.initiating:
         blocks.append(section(f"*Initiating:* {escape(view.initiating)}"))
@@ -189,14 +185,14 @@ def _render_match(view: AnswerView, ref: str, titles: Mapping[str, str]) -> Mess
             *([button("Show siblings", ACTION_SIBLINGS, entry.id)] if entry.siblings else []),
         )
     )
-    if sibling_buttons := _sibling_buttons(view.siblings, titles):
-        blocks.append(actions(*sibling_buttons))
-    blocks.append(context(*_footer(entry, why_context(best))))
-    text = f"{entry.title} ({_confidence(view.confidence)}): {entry.summary}"
+    if siblings := sibling_buttons(view.siblings, titles):
+        blocks.append(actions(*siblings))
+    blocks.append(context(*entry_footer(entry, why_context(best))))
+    text = f"{entry.title} ({confidence_text(view.confidence)}): {entry.summary}"
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
 
-def _sibling_buttons(ids: Sequence[str], titles: Mapping[str, str]) -> list[dict[str, Any]]:
+def sibling_buttons(ids: Sequence[str], titles: Mapping[str, str]) -> list[dict[str, Any]]:
     """One button per sibling the knowledge base holds (unknown ids would lead nowhere)."""
     known = [s for s in ids if s in titles][:MAX_SIBLING_BUTTONS]
     return [
@@ -204,7 +200,7 @@ def _sibling_buttons(ids: Sequence[str], titles: Mapping[str, str]) -> list[dict
     ]
 
 
-def _footer(entry: Entry, why: str) -> list[str]:
+def entry_footer(entry: Entry, why: str) -> list[str]:
     refs = " · ".join(link(r.url, lim.clip(r.title, 60)) for r in entry.references[:3])
     out = [why] if why else []
     if refs:
@@ -218,7 +214,7 @@ def _render_abstain(view: AnswerView, ref: str) -> Message:
     nearest = view.nearest
     blocks: list[dict[str, Any]] = [
         header("No confident match"),
-        context(f"*{_confidence(view.confidence)}* · {escape(view.reason)}"),
+        context(f"*{confidence_text(view.confidence)}* · {escape(view.reason)}"),
     ]
     if view.initiating:
         blocks.append(section(f"*Initiating:* {escape(view.initiating)}"))
@@ -248,92 +244,3 @@ def _render_abstain(view: AnswerView, ref: str) -> Message:
         f"{c.title} ({c.confidence:.2f})" for c in nearest
     )
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
-
-
-# -- entries, why, siblings ---------------------------------------------------------------------
-
-
-def render_entry(
-    entry: Entry, *, titles: Mapping[str, str] | None = None, note: str = ""
-) -> Message:
-    """One entry in full (slash command with an entry id, a sibling button)."""
-    blocks: list[dict[str, Any]] = [
-        header(entry.title),
-        context(f"`{entry.id}` · {entry.category}" + (f" · {note}" if note else "")),
-    ]
-    blocks.append(section(escape(entry.summary)))
-    blocks.append(section(f"*Why:* {escape(first_sentences(entry.root_cause[0]))}"))
-    blocks.append(section("*Fix:*\n" + numbered(entry.fix)))
-    blocks.append(section(f"*Confirm:* {escape(entry.confirm[0])}"))
-    if sibling_buttons := _sibling_buttons(entry.siblings, titles or {}):
-        blocks.append(actions(*sibling_buttons))
-    blocks.append(context(*_footer(entry, "")))
-    return Message(
-        text=lim.clip(f"{entry.title}: {entry.summary}", lim.MAX_FALLBACK_TEXT),
-        blocks=lim.fit_blocks(blocks),
-    )
-
-
-def render_why(payload: Mapping[str, Any], entry_id: str) -> Message:
-    """'Why this match' from a stored Diagnosis.to_json(), validated by the JSON contract:
-    evidence lines, retriever scores, runner-up."""
-    gone = Message(text="The details of this answer are no longer stored; ask again to see them.")
-    try:
-        stored = StoredDiagnosis.model_validate(payload)
-    except ValidationError:
-        return gone
-    chosen = next((r for r in stored.results if r.id == entry_id), None)
-    if chosen is None:
-        return gone
-    hits = chosen.why.fingerprints
-    blocks: list[dict[str, Any]] = [
-        section(f"*Why `{entry_id}` matched* ({_confidence(chosen.confidence)})")
-    ]
-    if hits:
-        lines = [f"{h.line:>5}: {lim.clip(h.text.strip(), EVIDENCE_LINE_CHARS)}" for h in hits[:8]]
-        patterns = "\n".join(f"• `{escape(lim.clip(h.pattern, 150))}`" for h in hits[:5])
-        blocks.append(section("*Fingerprints that hit:*\n" + patterns))
-        blocks.append(
-            section("*Matched lines:*\n" + lim.code_block(lines, lim.MAX_SECTION_TEXT - 30))
-        )
-    else:
-        blocks.append(section("No exact fingerprint hit: the match rests on wording similarity."))
-    why = chosen.why
-    scores = f"lexical {why.lexical:.2f} · dense {why.dense:.2f} · score {chosen.score:.2f}"
-    others = [r for r in stored.results if r.id != entry_id][:2]
-    runner = " · ".join(f"{escape(r.title)} ({r.confidence:.2f})" for r in others)
-    blocks.append(context(scores, f"Runner-up: {runner}" if runner else ""))
-    if stored.triage is not None and stored.triage.summary:
-        blocks.append(context(f"Triage: {escape(stored.triage.summary)}"))
-    return Message(text=f"Why {entry_id} matched: {scores}", blocks=blocks)
-
-
-def render_siblings(entry: Entry, siblings: Sequence[Entry]) -> Message:
-    if not siblings:
-        return Message(text=f"No sibling entries of {entry.id} are in this knowledge base yet.")
-    lines = [
-        f"• *{escape(s.title)}* (`{s.id}`): {escape(lim.clip(s.summary, 220))}" for s in siblings
-    ]
-    buttons = [
-        button(lim.clip(s.title, 60), f"{ACTION_SHOW_ENTRY}_{i}", s.id)
-        for i, s in enumerate(siblings[:5])
-    ]
-    blocks = [
-        section(f"*Related to* _{escape(entry.title)}_ — easy to confuse with:"),
-        section(lim.clip_lines(lines, lim.MAX_SECTION_TEXT)),
-        actions(*buttons),
-    ]
-    return Message(text="Siblings: " + ", ".join(s.id for s in siblings), blocks=blocks)
-
-
-def with_share_button(message: Message, value: Mapping[str, Any]) -> Message:
-    """An ephemeral slash-command answer plus a button that posts it in the channel."""
-    share = actions(button("Share in channel", ACTION_SHARE, dict(value), style="primary"))
-    return Message(text=message.text, blocks=lim.fit_blocks([*message.blocks, share]))
-
-
-def strip_interactive(message: Message) -> Message:
-    """The same answer without buttons (what 'Share in channel' posts when no answer ref exists)."""
-    return Message(
-        text=message.text, blocks=[b for b in message.blocks if b.get("type") != "actions"]
-    )

@@ -1,6 +1,7 @@
 """Everything Block Kit, in one import for the Slack handlers (`from bot.render import blocks as
-render`): the primitives (bot.render.blockkit), the answer (bot.render.answer), the other views
-(bot.render.slack_views) and the action ids (bot.render.action_ids)."""
+render`): the primitives (bot.render.blockkit), the answer (bot.render.answer), entries
+(bot.render.entries), the other views (bot.render.slack_views) and the action ids
+(bot.render.action_ids)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,15 @@ from bot.render.action_ids import (
     FEEDBACK_MODAL,
     SHOW_ENTRY_PATTERN,
 )
-from bot.render.answer import (
-    render_diagnosis,
+from bot.render.answer import render_diagnosis
+from bot.render.blockkit import Message, context, escape, section
+from bot.render.entries import (
     render_entry,
     render_siblings,
     render_why,
     strip_interactive,
     with_share_button,
 )
-from bot.render.blockkit import Message, context, escape, section
 from bot.render.slack_views import (
     RecentDiagnosis,
     render_entry_options,
