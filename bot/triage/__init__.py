@@ -22,7 +22,7 @@ from bot.triage.job import Job, learn_maps
 from bot.triage.rules import line_scanner
 from bot.triage.scan import Buffers, FileScan, chunks_of_bytes, scan_file
 from bot.triage.verdict import verdict
-from index.prefixes import parse_source_name
+from index.sources import parse_source_name
 
 __all__ = ["triage"]
 

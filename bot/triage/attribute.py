@@ -13,7 +13,7 @@ from bot.kinds import DEVICE_ERRORS, HARDWARE, NODE_LEVEL
 from bot.triage.fields import KERNEL_PID, STATUS, WORK, XID, pci_bus
 from bot.triage.job import Job
 from bot.triage.scan import Event
-from index.prefixes import node_key, same_node
+from index.sources import node_key, same_node
 
 
 def _key(node: str | None) -> str | None:

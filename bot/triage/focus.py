@@ -9,7 +9,7 @@ from bot.triage.attribute import resolve
 from bot.triage.fields import who
 from bot.triage.job import Job, Suspect
 from bot.triage.scan import Event
-from index.prefixes import same_node
+from index.sources import same_node
 
 FOCUS_BEFORE = 50
 FOCUS_AFTER = 30

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from bot.kinds import HARDWARE
 from bot.triage.fields import ELASTIC_FAILED, ELASTIC_RANK, NCCL_COMM, WORLD, nccl_bus, versions_in
 from bot.triage.scan import Event, FileScan
-from index.prefixes import node_key, parse_source_name
+from index.sources import node_key, parse_source_name
 
 
 @dataclass

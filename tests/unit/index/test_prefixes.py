@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from index.prefixes import parse_line
 from index.query_text import clip_around, strip_prefix
-from index.prefixes import parse_line, parse_source_name, same_node
+from index.sources import parse_source_name, same_node
 
 MESSAGE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.83 GiB"
 

@@ -12,7 +12,8 @@ from bot.render.rank_table import rank_ranges, rank_table
 from bot.triage import scan as triage_scan
 from bot.triage import triage
 from bot.triage.fields import who
-from index.prefixes import parse_source_name, parse_timestamp
+from index.prefixes import parse_timestamp
+from index.sources import parse_source_name
 from tests.fakes.scenarios import (
     Scenario,
     all_ranks_oom_at_once,
