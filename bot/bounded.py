@@ -3,7 +3,7 @@ attachments.
 
 Input arrives as a stream of byte chunks (a file, stdin, an HTTP body). Gzip is inflated as a
 stream with `max_length`, so memory stays bounded whatever the compression ratio: a bomb stops at
-`inflate_limit` instead of expanding to gigabytes, and a truncated gzip keeps what was readable.
+INFLATE_FACTOR budgets instead of expanding to gigabytes; a truncated gzip keeps what was read.
 
 What does not fit the budget is cut the same way for plain and compressed input: keep the head (a
 quarter of the budget: versions, config, the launcher's banner) and a larger tail (where the failure
@@ -106,9 +106,7 @@ class HeadTail:
         )
 
 
-def read_bounded(
-    chunks: Iterable[bytes], max_bytes: int, *, inflate_limit: int | None = None
-) -> Bounded:
+def read_bounded(chunks: Iterable[bytes], max_bytes: int) -> Bounded:
     """Head and tail of a chunked stream, gzip (one or more members) inflated on the fly."""
     it = iter(chunks)
     first = b""
@@ -122,7 +120,7 @@ def read_bounded(
         for chunk in it:
             keep.feed(chunk)
         return keep.result()
-    limit = inflate_limit if inflate_limit is not None else INFLATE_FACTOR * max_bytes
+    limit = INFLATE_FACTOR * max_bytes
     notes = _inflate(_chain(first, it), keep, limit)
     return keep.result(notes)
 

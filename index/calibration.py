@@ -73,6 +73,8 @@ def load_all(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
 
 
 # Before any fit: confidence grows with the margin and a strong fingerprint.
+FIT_L2 = 0.5  # the fit's L2 penalty
+FIT_STEPS = 3000  # gradient descent steps
 PRIOR = Calibration(coef=(4.0, 0.0, 2.5, 1.0, 3.0, 0.0, 0.0, 1.0), intercept=-4.0)
 
 
@@ -81,8 +83,6 @@ def fit(
     correct: Sequence[bool],
     *,
     weights: Sequence[float] | None = None,
-    l2: float = 0.5,
-    steps: int = 3000,
 ) -> Calibration:
     """L2-regularized, optionally weighted logistic regression by gradient descent (a few thousand
     rows, 8 features). Rows are Features or their vectors."""
@@ -97,9 +97,9 @@ def fit(
     w = np.zeros(x.shape[1])
     b = 0.0
     lr = 0.1
-    for _ in range(steps):
+    for _ in range(FIT_STEPS):
         p = 1.0 / (1.0 + np.exp(-(xs @ w + b)))
-        grad_w = xs.T @ (sw * (p - y)) / len(y) + l2 * w / len(y)
+        grad_w = xs.T @ (sw * (p - y)) / len(y) + FIT_L2 * w / len(y)
         grad_b = float(np.mean(sw * (p - y)))
         w -= lr * grad_w
         b -= lr * grad_b

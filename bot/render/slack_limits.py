@@ -35,12 +35,12 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)] + ELLIPSIS
 
 
-def clip_lines(lines: Iterable[str], limit: int, *, sep: str = "\n") -> str:
+def clip_lines(lines: Iterable[str], limit: int) -> str:
     """Join whole lines while they fit; mark the cut with an ellipsis line."""
     out: list[str] = []
     used = 0
     for line in lines:
-        cost = len(line) + (len(sep) if out else 0)
+        cost = len(line) + (1 if out else 0)  # the newline before it
         if used + cost > limit - 2:
             if not out:
                 return clip(line, limit)
@@ -48,7 +48,7 @@ def clip_lines(lines: Iterable[str], limit: int, *, sep: str = "\n") -> str:
             break
         out.append(line)
         used += cost
-    return sep.join(out)
+    return "\n".join(out)
 
 
 def code_block(lines: Iterable[str], limit: int = MAX_SECTION_TEXT) -> str:
