@@ -75,7 +75,11 @@ class Settings(BaseSettings):
     listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
     metrics_host: str = "0.0.0.0"  # /metrics listens apart from the events port (HTTP mode)
     metrics_port: int | None = 9090
-    worker_threads: int = 4  # diagnoses of messages (CPU-bound), bot.slack.workers
+    # Reports in flight (bot.slack.workers): most of their time is spent waiting on Slack (the
+    # placeholder, the answer, retries after 429/5xx), so there are many; the CPU-bound diagnosis
+    # itself runs in at most `diagnosis_slots` of them at once (memory and cores are bounded there).
+    worker_threads: int = 16
+    diagnosis_slots: int = 2
     download_threads: int = 8  # messages with files or thread history: waiting on Slack's file host
     work_queue_size: int = 32  # reports waiting for a worker; beyond it users hear "busy, retrying"
 

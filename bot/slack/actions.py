@@ -194,7 +194,7 @@ def shared_message(deps: Deps, value: dict[str, Any], where: dict[str, str]) -> 
     if record is None or not record.payload.get("input"):
         return None
     # Re-run on the stored (redacted) input: the shared copy gets its own feedback record.
-    diagnosis = deps.engine.diagnose(report_from_text(record.payload["input"], origin="slack:share"))
+    diagnosis = deps.diagnose(report_from_text(record.payload["input"], origin="slack:share"))
     shared = record_answer(
         deps,
         diagnosis,

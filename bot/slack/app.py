@@ -7,6 +7,7 @@ first request, and the engine/store are built by the caller (serve) or injected 
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -62,7 +63,15 @@ def create_app(
     metrics = metrics or Metrics()
     pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
     downloads = downloads or WorkerPool(settings.download_threads, settings.work_queue_size, name="traindoc-download")
-    deps = Deps(settings=settings, engine=engine, store=store, metrics=metrics, pool=pool, downloads=downloads)
+    deps = Deps(
+        settings=settings,
+        engine=engine,
+        store=store,
+        metrics=metrics,
+        pool=pool,
+        downloads=downloads,
+        slots=threading.BoundedSemaphore(settings.diagnosis_slots),
+    )
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(
         client=client or build_client(settings, metrics),

@@ -47,7 +47,7 @@ def answer_query(deps: Deps, query: str, where: dict[str, Any]) -> tuple[render.
     if entry is not None:
         return render.render_entry(entry, titles=deps.titles()), {"entry": entry.id}
     report = report_from_text(query[:MAX_QUERY_CHARS], origin="slack:command", slack=True)
-    diagnosis = deps.engine.diagnose(report)
+    diagnosis = deps.diagnose(report)
     record = record_answer(
         deps,
         diagnosis,

@@ -7,7 +7,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 
-from bot.model import DiagnosisEngine
+from bot.model import Diagnosis, DiagnosisEngine, Report
 from bot.redact import redact
 from bot.settings import Settings
 from bot.slack.metrics import Metrics
@@ -33,6 +33,8 @@ class Deps:
     # Messages that must download first wait on the network, not the CPU: a lane of their own so
     # slow file hosts never hold the workers that answer pasted logs.
     downloads: WorkerPool = field(default_factory=lambda: WorkerPool(8, 32, name="traindoc-download"))
+    # At most this many diagnoses run at once, whoever asks (messages, commands, shares).
+    slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(2))
     _titles: dict[str, str] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -45,6 +47,11 @@ class Deps:
 
     def entry(self, entry_id: str) -> Entry | None:
         return self.engine.entry(entry_id.strip())
+
+    def diagnose(self, report: Report) -> Diagnosis:
+        """The engine's answer, in one of the diagnosis slots (waits for one to free up)."""
+        with self.slots:
+            return self.engine.diagnose(report)
 
     @property
     def max_download_bytes(self) -> int:

@@ -76,7 +76,9 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
         try:
             if surface != "passive":  # at once, before downloads and the engine: the user sees we're on it
                 try:
-                    placeholder_ts = client.chat_postMessage(
+                    # One try: the placeholder is cosmetic, and waiting out a 429's Retry-After for it
+                    # would delay the answer itself (which is then posted anew instead of updated).
+                    placeholder_ts = single_try(client).chat_postMessage(
                         channel=channel, thread_ts=thread, **render.render_placeholder().kwargs()
                     )["ts"]
                 except Exception as exc:  # noqa: BLE001 - the answer is still worth computing and posting
@@ -89,7 +91,7 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
                 return
             if surface == "passive" and report.kind != "log":
                 return  # passive mode never answers chatter
-            diagnosis = deps.engine.diagnose(report)
+            diagnosis = deps.diagnose(report)
             if surface == "passive" and not confident_enough_for_passive(deps, diagnosis):
                 return  # a passive channel never hears "no confident match"
             record = record_answer(
@@ -119,6 +121,11 @@ def make_message_listener(deps: Deps) -> Callable[..., None]:
                     log_failure("event %s: could not post the failure notice", event_id)
 
     return on_message
+
+
+def single_try(client: WebClient) -> WebClient:
+    """The same client without its retry handlers (for calls not worth waiting for)."""
+    return WebClient(token=client.token, base_url=client.base_url, timeout=client.timeout, logger=client.logger)
 
 
 def needs_download(event: Mapping[str, Any], surface: str) -> bool:

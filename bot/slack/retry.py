@@ -3,6 +3,7 @@ timeouts, with exponential backoff and a bounded number of attempts; each retry 
 
 from __future__ import annotations
 
+import random
 from urllib.error import URLError
 
 from slack_sdk.http_retry import RetryHandler
@@ -12,13 +13,24 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.jitter import Jitter
 
 from bot.slack.metrics import Metrics
 
 CONNECTION_RETRIES = 3
 SERVER_ERROR_RETRIES = 3
 RATE_LIMIT_RETRIES = 5  # Retry-After is usually 1-30 s: five waits stay within Slack's patience
-BACKOFF = BackoffRetryIntervalCalculator(backoff_factor=0.5)  # 0.5, 1, 2 s, with jitter
+
+
+class ProportionalJitter(Jitter):
+    """Up to +50 % of the interval. slack_sdk's default adds up to a whole second to every wait, which
+    would make a single 5xx cost the user more than the answer itself."""
+
+    def recalculate(self, duration: float) -> float:
+        return duration * (1 + 0.5 * random.random())
+
+
+BACKOFF = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=ProportionalJitter())  # 0.25, 0.5, 1 s (+<=50 %)
 
 
 def _counted(base: type[RetryHandler], reason: str, metrics: Metrics | None) -> type[RetryHandler]:

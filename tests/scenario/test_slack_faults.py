@@ -56,6 +56,18 @@ def test_failed_placeholder_still_gets_the_answer(fake_slack, store, fake_engine
     assert metrics.api_errors.labels(method="chat.postMessage")._value.get() == 1
 
 
+def test_rate_limited_placeholder_is_skipped_not_waited_for(fake_slack, store, fake_engine):
+    app, metrics = _app(fake_slack, store, fake_engine)
+    fake_slack.script(
+        "chat.postMessage", status=429, body={"ok": False, "error": "ratelimited"}, headers={"Retry-After": "30"}
+    )
+    dispatch(app, p.event_body(p.mention(logs.HOST_OOM)))
+    # had the placeholder waited out Retry-After, no answer could arrive within the wait below
+    limited, answer = fake_slack.wait_calls("chat.postMessage", 2, timeout=5)
+    assert logs.OOM_ENTRY not in str(limited.args.get("blocks")) and logs.OOM_ENTRY in str(answer.args["blocks"])
+    assert metrics.api_retries.labels(reason="rate_limited")._value.get() == 0
+
+
 def test_first_event_survives_a_failing_auth_test(fake_slack, store, fake_engine):
     app, metrics = _app(fake_slack, store, fake_engine)
     # a 500 is retried by the client itself: the first event is answered without Slack's help
