@@ -9,7 +9,6 @@ from rich.console import Console
 
 from bot.model import Diagnosis, LogFile
 from bot.render.rank_table import rank_ranges, rank_table
-from bot.triage import scan as triage_scan
 from bot.triage import triage
 from bot.triage.fields import who
 from index.prefixes import parse_timestamp
@@ -57,10 +56,9 @@ def test_initiating_line_is_a_line_of_its_own_file(scenario: Scenario):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_small_chunks_give_the_same_verdict(scenario: Scenario, monkeypatch):
+def test_small_chunks_give_the_same_verdict(scenario: Scenario):
     in_memory = triage(scenario.files)
-    monkeypatch.setattr(triage_scan, "CHUNK_BYTES", 4096)  # many chunk boundaries
-    streamed = triage(scenario.files)
+    streamed = triage(scenario.files, chunk_bytes=4096)  # many chunk boundaries
     assert streamed.initiating == in_memory.initiating
     assert streamed.collateral_groups == in_memory.collateral_groups
     assert streamed.ranks_seen == in_memory.ranks_seen
