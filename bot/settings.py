@@ -44,9 +44,9 @@ class Settings(BaseSettings):
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
     abstain_below: float | None = None  # default: the calibrated threshold
     calibration: Path | None = None
-    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch" (sentence-
-    # transformers);
-    # default: onnx when the model directory or the index holds the ONNX file, else torch.
+    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch"
+    # (sentence-transformers); default: onnx when the model directory or the index holds the ONNX
+    # file, else torch.
     embedder: Literal["onnx", "torch"] | None = None
 
     # Persistence

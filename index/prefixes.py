@@ -70,8 +70,8 @@ def _stamp(month: int, day: int, hh: str, mm: str, ss: str, frac: str | None) ->
 _POD = re.compile(
     r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] "
 )  # kubectl logs --prefix
-# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging, dmesg --time-
-# format iso
+# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging,
+# dmesg --time-format iso
 _ISO_BODY = r"\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?"
 _ISO = re.compile(_ISO_BODY + r"(?: {1,4}|\t|$)")
 _ISO_BRACKETED = re.compile(r"\[" + _ISO_BODY + r"\](?: {1,4}|\t|$)")
