@@ -155,9 +155,8 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
                     f"stopped decompressing at {limit:,} bytes (a gzip this large is likely a "
                     "bomb); the rest was not read",
                 )
-            if (
-                inflater.eof
-            ):  # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
+            # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
+            if inflater.eof:
                 in_member, out = False, b""
                 data = inflater.unused_data
                 if data and not data.startswith(GZIP_MAGIC):

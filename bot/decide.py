@@ -288,9 +288,8 @@ class _LineLookup:
         text = redact(self.get(h.line))
         if (m := compile_linear(h.pattern).search(text)) is not None:
             text = clip_around(text, m.start(), m.end(), HIT_TEXT_CHARS)
-            m = compile_linear(h.pattern).search(
-                text
-            )  # where it lies in the clipped text, if still whole
+            # where it lies in the clipped text, if still whole
+            m = compile_linear(h.pattern).search(text)
         else:
             text = text[:HIT_TEXT_CHARS]
         span = (m.start(), m.end()) if m is not None else None

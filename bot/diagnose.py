@@ -238,9 +238,8 @@ class Engine:
             for i in self._explains.get(finding, ()):
                 fp[i] = max(fp[i], STRONG) + EXTRA_MATCH_BONUS
                 strong[i] = True
-        if (
-            root_known or (strong & ~self._collateral & ~self._benign).any()
-        ):  # the root cause outranks what followed
+        # the root cause outranks what followed
+        if root_known or (strong & ~self._collateral & ~self._benign).any():
             fp[self._collateral] *= COLLATERAL_DISCOUNT
         query = self._query_text(text, kind, evidence)
         if context:

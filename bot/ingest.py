@@ -16,9 +16,8 @@ from bot.model import LogFile, Report
 from bot.redact import redact
 from kb.errors import IngestError
 
-MAX_INPUT_BYTES = (
-    64 << 20
-)  # a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
+# a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
+MAX_INPUT_BYTES = 64 << 20
 SIGNAL_WINDOW = 1 << 18  # looks_like_log reads at most this much of a huge input
 MAX_LINE_CHARS = 4000  # one 10 MB line is clipped, not scanned forever or rendered
 

@@ -91,11 +91,12 @@ COLLATERAL_ORDER = (
 )  # fmt: skip
 HARDWARE = ("xid", "ecc")  # a GPU's own fault: outranks a software error on the same node
 NODE_LEVEL = ("xid", "ecc", "host-oom", "segfault")  # attributed by node when no rank is named
+# what a GPU fault causes
 DEVICE_ERRORS = (
     "xid",
     "ecc",
     "illegal-memory-access",
     "cuda-error",
     "oom",
-)  # what a GPU fault causes
+)
 INFERRED = ("stalled", "checkpoint", "silent", "desync")  # the kinds triage infers across ranks

@@ -23,10 +23,11 @@ from kb.errors import ModelNotFoundError, TorchMissingError
 
 HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 ENCODE_BATCH = 32  # sentence-transformers' default encode batch; both encoders use it
+# where a model directory may hold its ONNX file
 ONNX_CANDIDATES = (
     "onnx/model.onnx",
     "model.onnx",
-)  # where a model directory may hold its ONNX file
+)
 
 log = logging.getLogger(__name__)
 
@@ -202,9 +203,8 @@ class OnnxEmbedder:
     def __init__(self, model_dir: Path, model_id: str, *, model_source: str | None = None):
         self.model_dir = Path(model_dir)
         self.model_id = model_id
-        self.model_source = model_source or str(
-            model_dir
-        )  # where the weights came from (for a re-export)
+        # where the weights came from (for a re-export)
+        self.model_source = model_source or str(model_dir)
         self._session: Any = None  # onnxruntime.InferenceSession, loaded on first use
         self._tokenizer: Any = None  # tokenizers.Tokenizer
         self._pooling: PoolingConfig | None = None

@@ -71,9 +71,8 @@ def export(source: str, target: Path) -> dict:
     for name in COPIED:
         shutil.copy2(model_dir / name, target / name)
     for module in json.loads((model_dir / "modules.json").read_text()):
-        if (
-            module["path"] and (model_dir / module["path"]).is_dir()
-        ):  # the pooling / normalize configs
+        # the pooling / normalize configs
+        if module["path"] and (model_dir / module["path"]).is_dir():
             shutil.copytree(model_dir / module["path"], target / module["path"], dirs_exist_ok=True)
     onnx_file = target / ONNX_CANDIDATES[0]
     onnx_file.parent.mkdir(parents=True, exist_ok=True)

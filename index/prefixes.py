@@ -67,9 +67,8 @@ def _stamp(month: int, day: int, hh: str, mm: str, ss: str, frac: str | None) ->
 # -- the prefixes, each anchored at the current position
 # -------------------------------------------------
 
-_POD = re.compile(
-    r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] "
-)  # kubectl logs --prefix
+# kubectl logs --prefix
+_POD = re.compile(r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] ")
 # kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging,
 # dmesg --time-format iso
 _ISO_BODY = r"\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?"
@@ -85,27 +84,24 @@ _SHORT = re.compile(
     r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? "
     r"(?:\[[\w./:-]{1,200}\] |[\w./-]{1,200}:\d{1,6}\] )?"
 )
-_TORCHRUN = re.compile(
-    r"\[([a-z_]{1,32})(\d{1,7})\]: ?"
-)  # [rank3]: global, [default3]: / [trainer3]: local
+# [rank3]: global, [default3]: / [trainer3]: local
+_TORCHRUN = re.compile(r"\[([a-z_]{1,32})(\d{1,7})\]: ?")
 _MPI = re.compile(r"\[\d{1,10},(\d{1,7})\]<(stdout|stderr|stddiag)>: ?")  # mpirun --tag-output
 _RAY = re.compile(
     r"\((?:([^\s()\[\]]{1,200})(?:\[rank=(\d{1,7})\])? )?pid=(\d{1,10})(?:, "
     r"ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
     r"|\((raylet|autoscaler|gcs_server)(?: \+[\dhms]{1,16})?(?:, ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
 )
-_SRUN = re.compile(
-    r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): "
-)  # srun --label: "%*d: ", het jobs "P%u %*d: "
+# srun --label: "%*d: ", het jobs "P%u %*d: "
+_SRUN = re.compile(r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): ")
 _HOST = re.compile(r"([a-z][a-z0-9.-]{0,252}): ")  # pdsh / DeepSpeed's pdsh launcher: "worker-1: "
 _NCCL = re.compile(r"([\w.-]{1,253}):(\d{1,10}):(\d{1,10}) \[(\d{1,4})\] ")
 _SYSLOG = re.compile(
     r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? ([\w.-]{1,253}) "
     r"([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
 )
-_SYSLOG_TAIL = re.compile(
-    r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
-)  # after an ISO stamp
+# after an ISO stamp
+_SYSLOG_TAIL = re.compile(r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: ")
 _DMESG = re.compile(r"\[ {0,12}\d{1,10}\.\d{1,9}\] ?")
 _DMESG_T = re.compile(
     r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \d{4}\] ?"

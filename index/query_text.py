@@ -13,9 +13,8 @@ from index.prefixes import parse_line
 
 MAX_EVIDENCE_CHARS = 1200
 
-_NCCL_SOURCE = re.compile(
-    r"[\w/.-]{1,200}\.(?:cc|cu|h):\d{1,6} "
-)  # "transport/net.cc:123 " after NCCL's head
+# "transport/net.cc:123 " after NCCL's head
+_NCCL_SOURCE = re.compile(r"[\w/.-]{1,200}\.(?:cc|cu|h):\d{1,6} ")
 _LEADER = re.compile(r"[-|] ")  # "2026-12-02 12:01:00,512 - ERROR - ..." keeps "ERROR - ..."
 
 _ERROR_WORDS = re.compile(

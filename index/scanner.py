@@ -83,9 +83,8 @@ class MultiScanner:
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
         self._dbs: dict[bool, object] = {}
         self._db_lock = threading.Lock()
-        self._local = (
-            threading.local()
-        )  # Hyperscan scratch per thread: one scratch serves one scan at a time
+        # Hyperscan scratch per thread: one scratch serves one scan at a time
+        self._local = threading.local()
         if self.engine == "re2":
             self._set = None
             if self.patterns:

@@ -179,9 +179,8 @@ def build(
     """Embed every entry view (reusing the vectors of unchanged texts) and write the index
     atomically (temp dir, then rename)."""
     with _build_lock(directory):
-        if (
-            not force and staleness(directory, kb, embedder) is None
-        ):  # another process just built it
+        # another process just built it
+        if not force and staleness(directory, kb, embedder) is None:
             return Manifest.read(directory)
         return _build(directory, kb, embedder, progress)
 

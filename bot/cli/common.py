@@ -75,9 +75,8 @@ def engine(settings: Settings | None = None, kb: KnowledgeBase | None = None) ->
 
     def on_progress(done: int, total: int) -> None:
         nonlocal progress, task
-        if (
-            task is None
-        ):  # rich.progress only when an index is built: a query does not pay its import
+        # rich.progress only when an index is built: a query does not pay its import
+        if task is None:
             from rich.progress import Progress
 
             progress = Progress(transient=True, console=err)

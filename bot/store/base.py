@@ -39,9 +39,8 @@ class DiagnosisRecord(_Frozen):
     confidence: float
     entry_id: str = ""
     title: str = ""
-    payload: dict[str, Any] = Field(
-        default_factory=dict
-    )  # Diagnosis.to_json(), input already redacted
+    # Diagnosis.to_json(), input already redacted
+    payload: dict[str, Any] = Field(default_factory=dict)
     created_at: float = Field(default_factory=time.time)
 
 

@@ -151,9 +151,8 @@ def rank_of_node_event(job: Job, e: Event, *, direct: bool) -> int | None:
                     return mapped
     if direct or (node is None and not job.single_node):
         return None
-    kinds = (
-        DEVICE_ERRORS if e.kind in HARDWARE else None
-    )  # the OOM killer and segfaults: any failure
+    # the OOM killer and segfaults: any failure
+    kinds = DEVICE_ERRORS if e.kind in HARDWARE else None
     on_node = []
     for st in job.ranks.values():
         if node is not None and not same_node(st.node or job.rank_node.get(st.rank), node):

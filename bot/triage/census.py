@@ -41,9 +41,8 @@ _FALLBACK = re.compile(
 class Census:
     ranks: set[int] = field(default_factory=set)  # global ranks seen in line prefixes
     local_ranks: set[int] = field(default_factory=set)  # "[default3]:" prefixes
-    label_ranks: set[int] = field(
-        default_factory=set
-    )  # srun --label "12: " (trusted only if several)
+    # srun --label "12: " (trusted only if several)
+    label_ranks: set[int] = field(default_factory=set)
 
     def add(self, kind: str, rank: int) -> None:
         if kind == "rank":

@@ -105,9 +105,8 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     index = data[: e.offset - start].count(b"\n")
     own = resolve(job, e)
     owned: list[tuple[int, str]] = []  # (line index, message) of this rank's lines
-    single = (
-        e.file in job.file_rank or e.file in job.file_local
-    )  # a file of one rank: every line is its own
+    # a file of one rank: every line is its own
+    single = e.file in job.file_rank or e.file in job.file_local
     current = single or own is None
     lo, hi = (
         (max(skip, index - before), min(len(lines), index + after + 1))

@@ -27,9 +27,8 @@ class RankState:
     timeout: tuple[str, int] | None = None  # (OpType, SeqNum) of its first watchdog timeout
     enqueued: int | None = None
     completed: int | None = None
-    named: list[Event] = field(
-        default_factory=list
-    )  # kernel lines that name this rank (bus id, pid)
+    # kernel lines that name this rank (bus id, pid)
+    named: list[Event] = field(default_factory=list)
 
     def first_root(self) -> Event | None:
         """Its most telling error: the driver's Xid over the CUDA error that echoes it, a kernel
@@ -48,22 +47,18 @@ class Job:
 
     scans: list[FileScan]
     ranks: dict[int, RankState] = field(default_factory=dict)
-    node_events: list[Event] = field(
-        default_factory=list
-    )  # root errors with no rank (Xid, kernel OOM)
+    # root errors with no rank (Xid, kernel OOM)
+    node_events: list[Event] = field(default_factory=list)
     unranked: list[Event] = field(default_factory=list)  # collateral/info lines with no rank
     seen: set[int] = field(default_factory=set)
     world: int | None = None
     versions: dict[str, str] = field(default_factory=dict)
-    pid_rank: dict[tuple[str | None, int], int] = field(
-        default_factory=dict
-    )  # (node key, pid) -> rank
-    pid_local: dict[tuple[str | None, int], int] = field(
-        default_factory=dict
-    )  # torchrun: pid -> local rank
-    bus_rank: dict[tuple[str | None, str], int] = field(
-        default_factory=dict
-    )  # (node key, PCI bus) -> rank
+    # (node key, pid) -> rank
+    pid_rank: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # torchrun: pid -> local rank
+    pid_local: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # (node key, PCI bus) -> rank
+    bus_rank: dict[tuple[str | None, str], int] = field(default_factory=dict)
     rank_node: dict[int, str] = field(default_factory=dict)
     file_rank: dict[int, int] = field(default_factory=dict)
     file_node: dict[int, str] = field(default_factory=dict)
@@ -143,9 +138,8 @@ def _learn_from(job: Job, e: Event, comm_size: dict) -> None:
                 if m.group(3):
                     job.bus_rank[(key_node, nccl_bus(m.group(3)))] = rank
             local = p.local_rank if p.local_rank is not None else job.file_local.get(e.file)
-            if (
-                local is not None and p.rank is None
-            ):  # "[default1]:node02:4242:4301 [1] NCCL INFO comm ... rank 5"
+            # "[default1]:node02:4242:4301 [1] NCCL INFO comm ... rank 5"
+            if local is not None and p.rank is None:
                 job.local_map[(key_node or ("file", e.file), local)] = rank
     if p.pid is not None and p.rank is not None:
         job.pid_rank[(key_node, p.pid)] = p.rank

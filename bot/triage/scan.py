@@ -50,9 +50,8 @@ class FileScan(Census):
     size: int = 0
     events: list[Event] = field(default_factory=list)
     _kept: dict[tuple, int] = field(default_factory=dict, repr=False)
-    _refused: set[tuple[str, tuple[int, ...]]] = field(
-        default_factory=set, repr=False
-    )  # (line, rules) `wants` refused
+    # (line, rules) `wants` refused
+    _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)
 
     def wants(self, prefix: Who, first_rule: str, kind: str) -> bool:
         """Whether `keep` would store such an event (checked before the costly parts are built)."""
