@@ -154,7 +154,15 @@ OWN_RULES: tuple[Rule, ...] = (
         "name-value",
         _NAME + _SEP + _VALUE,
         check=credential_value,
-        prefilter=r"""(?i)(?:key|secret|token|passwd|pwd|password|credentials?)["']?[ \t]*[=:]""",
+        # Only the lines the check could accept reach Python: a name with a strict word (any value
+        # may be a secret), or another *key name followed by a value long enough to be token-like
+        # (cache_key=step_100, a metric on every line of some logs, never leaves the scanner).
+        prefilter=(
+            r"""(?i)(?:(?:secret|token|passwd|pwd|password|credentials?)["']?[ \t]*[=:]"""
+            r"""|(?:secret|passw|pwd|credential|token|auth)[A-Za-z0-9_.-]*key["']?[ \t]*[=:]"""
+            r"""|(?:api|access|private)[_-]?key["']?[ \t]*[=:]"""
+            r"""|key["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bB]?'[^'\n]{16}|[bB]?"[^"\n]{16}|[^\s'",;}\])]{16}))"""
+        ),
     ),
     Rule(
         "cli-flag",

@@ -127,16 +127,22 @@ def test_thumbs_down_modal_stores_feedback(bot):
     assert feedback.correct_id == logs.OOM_ENTRY and not feedback.helpful
 
 
-def test_429_on_post_message_is_delivered_after_retry_after(bot):
-    bot.fake.script(
-        "chat.postMessage", status=429, body={"ok": False, "error": "ratelimited"}, headers={"Retry-After": "1"}
-    )
+def test_429_on_the_answer_is_delivered_after_retry_after(bot):
+    bot.fake.script("chat.update", status=429, body={"ok": False, "error": "ratelimited"}, headers={"Retry-After": "1"})
     started = time.monotonic()
     bot.post_event(p.event_body(p.mention(logs.SHM_BUS_ERROR)))
-    bot.fake.wait_calls("chat.update", timeout=30)
-    posts = bot.fake.calls_to("chat.postMessage")
-    assert len(posts) == 2 and posts[1].at - posts[0].at >= 1.0
+    limited, answer = bot.fake.wait_calls("chat.update", 2, timeout=30)
+    assert answer.at - limited.at >= 1.0 and logs.SHM_ENTRY in str(answer.args["blocks"])
     assert time.monotonic() - started >= 1.0
+
+
+def test_429_on_the_placeholder_is_not_waited_for(bot):
+    bot.fake.script(
+        "chat.postMessage", status=429, body={"ok": False, "error": "ratelimited"}, headers={"Retry-After": "30"}
+    )
+    bot.post_event(p.event_body(p.mention(logs.SHM_BUS_ERROR)))
+    _limited, answer = bot.fake.wait_calls("chat.postMessage", 2, timeout=20)  # well before Retry-After
+    assert logs.SHM_ENTRY in str(answer.args["blocks"]) and not bot.fake.calls_to("chat.update")
 
 
 def test_failed_update_posts_the_answer_anew_in_the_thread(bot):
