@@ -2,8 +2,7 @@
 
 Launchers, collectors and loggers stack prefixes in front of a message, in any order:
 
-    [pod/trainer-worker-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331
-    ...] msg
+    [pod/trainer-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331 ...] msg
     worker-1: [default3]:node02:4242:4301 [3] NCCL WARN ...
     [1,3]<stderr>:(RayTrainWorker pid=812, ip=10.0.0.3) Traceback ...
     Dec  2 12:01:00 node03 kernel: [ 8812.112233] NVRM: Xid (PCI:0000:9d:00): 79, ...

@@ -120,10 +120,8 @@ def _stat_key(path: Path) -> list[int]:
 
 def onnx_digest(path: Path, record: dict | None = None) -> str:
     """sha256 of the ONNX file. Hashing 90 MB costs ~0.4 s, too much for every cold start, so (as
-    git
-    does for its index) the recorded digest stands while size, mtime and inode are the recorded
-    ones;
-    any write to the file changes its mtime and forces a real hash."""
+    git does for its index) the recorded digest stands while size, mtime and inode are the recorded
+    ones; any write to the file changes its mtime and forces a real hash."""
     if record is not None and record.get("stat") == _stat_key(path):
         return record["sha256"]
     return file_sha256(path)
@@ -331,8 +329,7 @@ def _encoder_pair(
 ) -> tuple[Embedder, Embedder | None]:
     """(the encoder whose vectors are stored, the one they are checked against). The configured
     encoder computes the vectors (its staged copy for an exported ONNX file); sentence-transformers
-    is
-    the reference when torch is installed; without torch an ONNX file is trusted as checked
+    is the reference when torch is installed; without torch an ONNX file is trusted as checked
     before."""
     if not isinstance(embedder, OnnxEmbedder):
         return embedder, onnx

@@ -82,8 +82,8 @@ feedback = Table(
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     """Write-ahead log: readers never block the writer, and a commit (one per Slack event, on
-    the ack
-    path) does not wait for the disk; a crash loses at most the last commits, never the file."""
+    the ack path) does not wait for the disk; a crash loses at most the last commits, never the
+    file."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")

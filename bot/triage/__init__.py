@@ -3,8 +3,7 @@
 On a 64-GPU job one rank dies (OOM, Xid, a data-loader crash) and the other 63 print NCCL watchdog
 timeouts minutes later; the loudest lines are the wrong answer. `triage` reads every file once
 (scan, census), gives each classified line its rank and node (job, attribute), and decides
-(verdict),
-with the words in summary and the initiator's own lines in focus.
+(verdict), with the words in summary and the initiator's own lines in focus.
 
 Line numbers are 1-based lines of the file they are in; `Initiating.file` names it.
 """

@@ -1,11 +1,10 @@
-"""The rank census: which rank prefixes occur in a file ("[rank17]:", "[default3]:", srun's "12: ",
-mpirun's "[1,12]<stdout>:"), found by one literal Hyperscan pass per chunk rather than by parsing
-lines.
+"""The rank census: which rank prefixes occur in a file ("[rank17]:", "[default3]:", srun's
+"12: ", mpirun's "[1,12]<stdout>:"), found by one literal Hyperscan pass per chunk rather than by
+parsing lines.
 
 "[rankN]:" and "[defaultN]:" are counted wherever they occur, so they are found behind other
-prefixes
-too (kubectl --timestamps and --prefix, pdsh, Ray); srun labels only at a line start, padded as srun
-pads them ("%*d: ").
+prefixes too (kubectl --timestamps and --prefix, pdsh, Ray); srun labels only at a line start,
+padded as srun pads them ("%*d: ").
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """The focus text: the initiator's own lines (its traceback, its kernel lines), prefixes stripped,
-so
-retrieval matches its failure and not the collateral timeouts the other ranks printed."""
+so retrieval matches its failure and not the collateral timeouts the other ranks printed."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """What the scans of one job's files say, before attribution: per-file defaults (the rank or node a
 file's name or prefixes give it) and the maps that turn pids, PCI bus ids and local ranks into
-global
-ranks and ranks into nodes.
+global ranks and ranks into nodes.
 
 Node names are compared by `node_key` (lower case, no domain), so "node03.cluster" in syslog and
 "node03" in NCCL's "node03:4242:4290 [3]" are one machine.

@@ -1,9 +1,8 @@
 """The line-classification table: which lines are a rank's own failure, which are collateral.
 
 The table (`RULES`) sorts lines into root-type errors (a rank's own failure: OOM, Xid, illegal
-memory
-access, a data-loader death, ...), collateral-type errors (what survivors print when a peer dies:
-watchdog timeouts, aborted communicators, SIGTERM from the agent) and a few informative lines
+memory access, a data-loader death, ...), collateral-type errors (what survivors print when a peer
+dies: watchdog timeouts, aborted communicators, SIGTERM from the agent) and a few informative lines
 (versions, world size, NCCL rank maps, what a rank was busy with). All rules are compiled once into
 one `MultiScanner`, so a 10 MB log is classified in one linear pass; the field parsers
 (bot.triage.fields) only ever run on the few lines the scanner picked.

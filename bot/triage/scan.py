@@ -3,8 +3,7 @@
 Memory stays bounded whatever the file size: the text is handed over in line-aligned chunks, each
 chunk is classified by the multi-pattern scanner (only the lines with a hit are decoded and parsed),
 and the census of rank prefixes (bot.triage.census) runs as one literal pass per chunk. What
-survives
-a chunk is a handful of events per rank.
+survives a chunk is a handful of events per rank.
 """
 
 from __future__ import annotations
@@ -214,8 +213,7 @@ def _events_of_chunk(
 
 def _line_text(chunk: memoryview, haystack: Any, base: int, start: int, match_end: int) -> str:
     """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the
-    match
-    lies further in, the stretch around the match, so the matched text is always kept."""
+    match lies further in, the stretch around the match, so the matched text is always kept."""
     stop = haystack.find(b"\n", base + start, base + match_end + MAX_LINE_CHARS)
     stop = stop - base if stop >= 0 else min(len(chunk), match_end + MAX_LINE_CHARS)
     if match_end - start <= MAX_LINE_CHARS - 100:
