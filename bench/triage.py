@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.prefix_styles import STYLES, styled_job
-from tests.triage_scenarios import write_big_rank_file
+from tests.fakes.prefix_styles import STYLES, styled_job
+from tests.fakes.scenarios import write_big_rank_file
 
 CULPRIT = 17
 REDACT_SAMPLE_FILES = 2

@@ -1,8 +1,9 @@
-"""Read any input within a byte budget: one truncation policy for files, stdin and Slack attachments.
+"""Read any input within a byte budget: one truncation policy for files, stdin and Slack
+attachments.
 
 Input arrives as a stream of byte chunks (a file, stdin, an HTTP body). Gzip is inflated as a
 stream with `max_length`, so memory stays bounded whatever the compression ratio: a bomb stops at
-`inflate_limit` instead of expanding to gigabytes, and a truncated gzip keeps what was readable.
+INFLATE_FACTOR budgets instead of expanding to gigabytes; a truncated gzip keeps what was read.
 
 What does not fit the budget is cut the same way for plain and compressed input: keep the head (a
 quarter of the budget: versions, config, the launcher's banner) and a larger tail (where the failure
@@ -16,6 +17,9 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+
+from kb.errors import IngestError
 
 HEAD_SHARE = 0.25  # of the budget kept from the start; the rest is the tail
 INFLATE_FACTOR = 4  # a compressed stream is inflated up to this many budgets, then abandoned
@@ -23,13 +27,10 @@ OUT_CHUNK = 1 << 20  # inflate at most this much per step: bounded memory
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-class InputError(ValueError):
-    """Input that cannot be read (corrupt compression); the message is safe to show."""
-
-
 @dataclass(frozen=True)
 class Bounded:
-    """What was kept of one input: head and tail bytes, and what the text should say was left out."""
+    """What was kept of one input: head and tail bytes, and what the text should say was left
+    out."""
 
     head: bytes
     tail: bytes = b""
@@ -43,7 +44,8 @@ class Bounded:
 
 
 class HeadTail:
-    """Keep the first `head_bytes` and the last `tail_bytes` of a stream of chunks, in bounded memory."""
+    """Keep the first `head_bytes` and the last `tail_bytes` of a stream of chunks, in bounded
+    memory."""
 
     def __init__(self, max_bytes: int, head_share: float = HEAD_SHARE):
         self.max_bytes = max(1, max_bytes)
@@ -87,7 +89,8 @@ class HeadTail:
         head, tail = bytes(self._head), b"".join(self._tail)
         if not self._dropped:
             return Bounded(head=head + tail, notes=notes)
-        # Cut at line breaks: the head ends after its last complete line, the tail starts at a new one.
+        # Cut at line breaks: the head ends after its last complete line, the tail starts at a new
+        # one.
         skipped, lines = self._dropped, self._dropped_lines
         cut = head.rfind(b"\n")
         if cut >= 0:
@@ -98,10 +101,12 @@ class HeadTail:
             skipped += start + 1
             lines += 1
             tail = tail[start + 1 :]
-        return Bounded(head=head, tail=tail, skipped_bytes=skipped, skipped_lines=lines, notes=notes)
+        return Bounded(
+            head=head, tail=tail, skipped_bytes=skipped, skipped_lines=lines, notes=notes
+        )
 
 
-def read_bounded(chunks: Iterable[bytes], max_bytes: int, *, inflate_limit: int | None = None) -> Bounded:
+def read_bounded(chunks: Iterable[bytes], max_bytes: int) -> Bounded:
     """Head and tail of a chunked stream, gzip (one or more members) inflated on the fly."""
     it = iter(chunks)
     first = b""
@@ -115,7 +120,7 @@ def read_bounded(chunks: Iterable[bytes], max_bytes: int, *, inflate_limit: int 
         for chunk in it:
             keep.feed(chunk)
         return keep.result()
-    limit = inflate_limit if inflate_limit is not None else INFLATE_FACTOR * max_bytes
+    limit = INFLATE_FACTOR * max_bytes
     notes = _inflate(_chain(first, it), keep, limit)
     return keep.result(notes)
 
@@ -138,16 +143,20 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
                 out = inflater.decompress(data, OUT_CHUNK)
             except zlib.error as exc:
                 if produced == 0:
-                    raise InputError(f"corrupt gzip data: {exc}") from None
-                return (f"the gzip data is corrupt after {produced:,} bytes; read what came before",)
+                    raise IngestError(f"corrupt gzip data: {exc}") from None
+                return (
+                    f"the gzip data is corrupt after {produced:,} bytes; read what came before",
+                )
             out = out[: limit - produced]  # stop exactly at the limit, whatever the chunking
             produced += len(out)
             keep.feed(out)
             if produced >= limit:
                 return (
-                    f"stopped decompressing at {limit:,} bytes (a gzip this large is likely a bomb); the rest was not read",
+                    f"stopped decompressing at {limit:,} bytes (a gzip this large is likely a "
+                    "bomb); the rest was not read",
                 )
-            if inflater.eof:  # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
+            # a member ended: another may follow (concatenated gzip, `cat a.gz b.gz`)
+            if inflater.eof:
                 in_member, out = False, b""
                 data = inflater.unused_data
                 if data and not data.startswith(GZIP_MAGIC):
@@ -158,11 +167,11 @@ def _inflate(chunks: Iterable[bytes], keep: HeadTail, limit: int) -> tuple[str, 
     if not in_member:
         return ()
     if produced == 0:
-        raise InputError("corrupt gzip data: the stream ends before any content")
+        raise IngestError("corrupt gzip data: the stream ends before any content")
     return ("the gzip stream ends early (a truncated file?); read what was there",)
 
 
-def iter_file(fileobj, size: int = 1 << 20) -> Iterable[bytes]:
+def iter_file(fileobj: BinaryIO, size: int = 1 << 20) -> Iterable[bytes]:
     """A binary file object's chunks (stdin, an open file)."""
     while chunk := fileobj.read(size):
         yield chunk

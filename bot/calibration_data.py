@@ -28,7 +28,7 @@ import yaml
 from bot.diagnose import RETRIEVERS, Engine
 from bot.evaluate import load_cases
 from bot.ingest import normalize, report_from_text
-from index.calibrate import CALIBRATION_FILE, Calibration, fit
+from index.calibration import CALIBRATION_FILE, Calibration, fit
 from index.dense import dense_texts
 
 OFFTOPIC = CALIBRATION_FILE.with_name("offtopic.yaml")
@@ -59,22 +59,42 @@ class CaseResult:
 
     source: Text
     verdict: str
-    rows: tuple[tuple[tuple[float, ...], bool], ...]  # (feature vector, right?) of the top candidates
+    # (feature vector, right?) of the top candidates
+    rows: tuple[tuple[tuple[float, ...], bool], ...]
 
     @property
     def preempted(self) -> bool:
         return self.verdict in ("benign", "user-code")
 
 
-def texts(engine: Engine, directories: Sequence[Path] = (), negatives_dir: Path | None = NEGATIVES_DIR) -> list[Text]:
-    vector_of = {(t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))}
+def texts(
+    engine: Engine, directories: Sequence[Path] = (), negatives_dir: Path | None = NEGATIVES_DIR
+) -> list[Text]:
+    vector_of = {
+        (t.entry, t.kind, t.ordinal): v for v, t in enumerate(dense_texts(engine.entries()))
+    }
     out: list[Text] = []
     for index, entry in enumerate(engine.entries()):
         accepted = frozenset({entry.id}) if entry.kind == "failure" else frozenset()
         for k, sample in enumerate(entry.samples):
-            out.append(Text(entry.id, normalize(sample), accepted, frozenset({vector_of[(index, "sample", k)]})))
+            out.append(
+                Text(
+                    entry.id,
+                    normalize(sample),
+                    accepted,
+                    frozenset({vector_of[(index, "sample", k)]}),
+                )
+            )
         for k, question in enumerate(entry.questions):
-            out.append(Text(entry.id, question, accepted, frozenset({vector_of[(index, "question", k)]}), question=True))
+            out.append(
+                Text(
+                    entry.id,
+                    question,
+                    accepted,
+                    frozenset({vector_of[(index, "question", k)]}),
+                    question=True,
+                )
+            )
     offtopic = yaml.safe_load(OFFTOPIC.read_text())
     for k, text in enumerate([*offtopic["questions"], *offtopic["logs"]]):
         out.append(Text(f"offtopic:{k}", text, frozenset()))
@@ -88,7 +108,10 @@ def texts(engine: Engine, directories: Sequence[Path] = (), negatives_dir: Path 
 
 
 def run(
-    engine: Engine, items: Sequence[Text], retrievers: Sequence[str] = RETRIEVERS, progress: Callable[[], None] | None = None
+    engine: Engine,
+    items: Sequence[Text],
+    retrievers: Sequence[str] = RETRIEVERS,
+    progress: Callable[[], None] | None = None,
 ) -> dict[str, list[CaseResult]]:
     """Diagnose every text on the production path with each retriever; keep the features of the
     top failure candidates. Text by text, so the hybrid and dense runs share one query embedding."""
@@ -100,7 +123,9 @@ def run(
             diagnosis = engine.diagnose(report, retriever=retriever, leave_out=item.leave_out)
             rows: tuple[tuple[tuple[float, ...], bool], ...] = ()
             if diagnosis.verdict in ("match", "abstain"):
-                rows = tuple((c.features, c.id in item.accepted) for c in diagnosis.results[:ROWS_PER_CASE])
+                rows = tuple(
+                    (c.features, c.id in item.accepted) for c in diagnosis.results[:ROWS_PER_CASE]
+                )
             results[retriever].append(CaseResult(item, diagnosis.verdict, rows))
             if progress:
                 progress()
@@ -131,13 +156,15 @@ def _fit(results: Sequence[CaseResult]) -> Calibration:
             y.append(right)
             w.append(neg_weight if r.source.negative else 1.0)
     model = fit(x, y, weights=w)
-    conf, right, open_ = _top_confidences(model, results)
+    conf, top_right, open_ = _top_confidences(model, results)
     case_weights = np.array([neg_weight if r.source.negative else 1.0 for r in results])
-    threshold = choose_threshold(conf, right, open_, case_weights)
+    threshold = choose_threshold(conf, top_right, open_, case_weights)
     return Calibration(model.coef, model.intercept, threshold, len(y))
 
 
-def _top_confidences(model: Calibration, results: Sequence[CaseResult]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _top_confidences(
+    model: Calibration, results: Sequence[CaseResult]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per case: the confidence of the top failure candidate, whether it is right, and whether a
     threshold can answer it at all (not pre-empted by a rule, some candidate ranked)."""
     conf, right, open_ = [], [], []
@@ -155,9 +182,13 @@ def _top_confidences(model: Calibration, results: Sequence[CaseResult]) -> tuple
 
 
 def choose_threshold(
-    confidences: np.ndarray, correct: np.ndarray, answerable: np.ndarray | None = None, weights: np.ndarray | None = None
+    confidences: np.ndarray,
+    correct: np.ndarray,
+    answerable: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
 ) -> float:
-    """The threshold that maximizes (weighted) right answers minus WRONG_ANSWER_COST times wrong ones."""
+    """The threshold that maximizes (weighted) right answers minus WRONG_ANSWER_COST times wrong
+    ones."""
     if answerable is None:
         answerable = np.ones(len(confidences), dtype=bool)
     if weights is None:
@@ -165,7 +196,10 @@ def choose_threshold(
     best, best_utility = 0.5, -np.inf
     for threshold in np.linspace(0.2, 0.95, 76):
         answered = (confidences >= threshold) & answerable
-        utility = float(np.sum(weights * (correct & answered)) - WRONG_ANSWER_COST * np.sum(weights * (~correct & answered)))
+        utility = float(
+            np.sum(weights * (correct & answered))
+            - WRONG_ANSWER_COST * np.sum(weights * (~correct & answered))
+        )
         if utility > best_utility:
             best, best_utility = float(threshold), utility
     return best
@@ -183,7 +217,8 @@ class Figures:
     def line(self) -> str:
         return (
             f"{self.positives} positives, {self.negatives} negatives: top-1 {self.top1:.3f}, "
-            f"answered {self.coverage:.3f}, precision {self.precision:.3f}, false answers on negatives {self.false_answer_rate:.3f}"
+            f"answered {self.coverage:.3f}, precision {self.precision:.3f}, false answers on "
+            f"negatives {self.false_answer_rate:.3f}"
         )
 
 
@@ -234,7 +269,8 @@ def _pooled(scored: Sequence[tuple[Calibration, CaseResult]]) -> Figures:
 def fit_retriever(results: Sequence[CaseResult], retriever: str) -> tuple[Calibration, str]:
     model = _fit(results)
     lines = [
-        f"{retriever:12} fitted on {model.fitted_on} rows ({len(results)} texts), threshold {model.threshold:.2f}",
+        f"{retriever:12} fitted on {model.fitted_on} rows ({len(results)} texts), "
+        f"threshold {model.threshold:.2f}",
         f"{'':12} in-sample:       {figures(model, results).line()}",
     ]
     if retriever == "hybrid":

@@ -16,9 +16,13 @@ class _Out(BaseModel):
 
 class EvidenceLine(_Out):
     pattern: str = Field(description="The knowledge-base fingerprint (an RE2 regex) that matched.")
-    line: int = Field(description="1-based line number in `file` (in the whole input when `file` is absent).")
+    line: int = Field(
+        description="1-based line number in `file` (in the whole input when `file` is absent)."
+    )
     text: str = Field(description="The matched line, secrets redacted, clipped around the match.")
-    file: str | None = Field(default=None, description="The input file the line is in, as the user named it.")
+    file: str | None = Field(
+        default=None, description="The input file the line is in, as the user named it."
+    )
 
 
 class Why(_Out):
@@ -31,7 +35,9 @@ class Result(_Out):
     id: str = Field(description="The knowledge-base entry id (stable forever).")
     title: str
     score: float = Field(description="The fused retrieval score (not a probability).")
-    confidence: float = Field(ge=0, le=1, description="Calibrated probability that this entry is right.")
+    confidence: float = Field(
+        ge=0, le=1, description="Calibrated probability that this entry is right."
+    )
     why: Why
 
 
@@ -83,19 +89,34 @@ class DiagnosisOut(_Out):
 
     verdict: Literal["match", "abstain", "benign", "user-code"] = Field(
         description=(
-            "match: the first result is the answer; abstain: no confident match (results are the nearest "
-            "entries); benign: the notable lines are known-harmless warnings (results are those entries); "
-            "user-code: a plain bug in the user's own code (see user_frame; results are the nearest entries)."
+            "match: the first result is the answer; abstain: no confident match (results are the "
+            "nearest "
+            "entries); benign: the notable lines are known-harmless warnings (results are those "
+            "entries); "
+            "user-code: a plain bug in the user's own code (see user_frame; results are the "
+            "nearest entries)."
         )
     )
     confidence: float = Field(ge=0, le=1)
     results: list[Result] = Field(max_length=5)
     elapsed_ms: float
-    user_frame: UserFrame | None = Field(default=None, description="Present with verdict user-code.")
+    user_frame: UserFrame | None = Field(
+        default=None, description="Present with verdict user-code."
+    )
     harmless: list[Harmless] | None = Field(
         default=None, description="Known-harmless warnings also in a log answered with a failure."
     )
-    triage: Triage | None = Field(default=None, description="Present when the input carried rank or node structure.")
+    triage: Triage | None = Field(
+        default=None, description="Present when the input carried rank or node structure."
+    )
+
+
+class StoredDiagnosis(DiagnosisOut):
+    """What the history store keeps of an answer (bot.slack.records): the contract, plus the
+    input's kind and the redacted input it answered."""
+
+    kind: Literal["log", "question"] | None = None
+    input: str | None = None
 
 
 def validated(payload: dict) -> dict:

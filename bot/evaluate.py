@@ -15,13 +15,10 @@ import yaml
 
 from bot.diagnose import RETRIEVERS, Engine
 from bot.ingest import report_from_text
+from kb.errors import EvalCaseError
 
 NONE = "none"  # the label of a negative: right when no failure entry is answered
 TABLE_THRESHOLDS = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
-
-
-class EvalCaseError(ValueError):
-    """An eval case file that is not a mapping with text, kind and label."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +82,8 @@ def _right(case: Case, out: Outcome) -> bool:
 def metrics(cases: Sequence[Case], outcomes: Sequence[Outcome]) -> dict[str, float]:
     """Ranking figures and answered/precision on the positives; false answers on the negatives;
     precision over everything answered (a named entry on a negative is a wrong answer)."""
-    pos = [(c, o) for c, o in zip(cases, outcomes) if not c.is_negative]
-    neg = [(c, o) for c, o in zip(cases, outcomes) if c.is_negative]
+    pos = [(c, o) for c, o in zip(cases, outcomes, strict=False) if not c.is_negative]
+    neg = [(c, o) for c, o in zip(cases, outcomes, strict=False) if c.is_negative]
     n = len(pos)
     top1 = top3 = rr = answered = answered_right = 0.0
     for case, out in pos:
@@ -107,30 +104,38 @@ def metrics(cases: Sequence[Case], outcomes: Sequence[Outcome]) -> dict[str, flo
         "answered": answered / n if n else 0.0,
         "precision_answered": answered_right / answered if answered else 0.0,
         "p50_ms": statistics.median(latencies) if latencies else 0.0,
-        "p95_ms": latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))] if latencies else 0.0,
+        "p95_ms": latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))]
+        if latencies
+        else 0.0,
         "positives": n,
         "negatives": len(neg),
         "false_answer_rate": false_answers / len(neg) if neg else 0.0,
-        "precision_answered_all": answered_right / (answered + false_answers) if answered + false_answers else 0.0,
+        "precision_answered_all": answered_right / (answered + false_answers)
+        if answered + false_answers
+        else 0.0,
     }
 
 
-def negative_breakdown(cases: Sequence[Case], outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+def negative_breakdown(
+    cases: Sequence[Case], outcomes: Sequence[Outcome]
+) -> dict[str, dict[str, int]]:
     """Per kind of negative (or "unlabelled"): how many, and the verdicts they got."""
     out: dict[str, Counter] = {}
-    for case, outcome in zip(cases, outcomes):
+    for case, outcome in zip(cases, outcomes, strict=False):
         if case.is_negative:
             out.setdefault(case.negative or "unlabelled", Counter())[outcome.verdict] += 1
     return {kind: {"cases": sum(c.values()), **dict(c)} for kind, c in sorted(out.items())}
 
 
 def threshold_table(
-    cases: Sequence[Case], outcomes: Sequence[Outcome], thresholds: Sequence[float] = TABLE_THRESHOLDS
+    cases: Sequence[Case],
+    outcomes: Sequence[Outcome],
+    thresholds: Sequence[float] = TABLE_THRESHOLDS,
 ) -> list[dict[str, float]]:
     """What answering above each threshold would give: coverage of the positives, precision of
     everything answered, and the false-answer rate on negatives."""
-    pos = [(c, o) for c, o in zip(cases, outcomes) if not c.is_negative]
-    neg = [o for c, o in zip(cases, outcomes) if c.is_negative]
+    pos = [(c, o) for c, o in zip(cases, outcomes, strict=False) if not c.is_negative]
+    neg = [o for c, o in zip(cases, outcomes, strict=False) if c.is_negative]
     rows = []
     for t in thresholds:
         answered = [(c, o) for c, o in pos if o.answered_at(t)]
@@ -152,11 +157,17 @@ def run_case(engine: Engine, case: Case, retriever: str) -> Outcome:
     diagnosis = engine.diagnose(report_from_text(case.text), retriever=retriever)
     ms = (time.perf_counter() - started) * 1000
     confidence = diagnosis.confidence if diagnosis.verdict in ("match", "abstain") else 0.0
-    return Outcome([c.id for c in diagnosis.results], diagnosis.verdict == "match", ms, diagnosis.verdict, confidence)
+    return Outcome(
+        [c.id for c in diagnosis.results],
+        diagnosis.verdict == "match",
+        ms,
+        diagnosis.verdict,
+        confidence,
+    )
 
 
 def evaluate(
-    engine: Engine, cases: Sequence[Case], progress: Callable[[], None] | None = None
+    engine: Engine, cases: Sequence[Case], progress: Callable[[], object] | None = None
 ) -> tuple[dict[str, dict[str, float]], dict[str, list[Outcome]]]:
     engine.ensure_index()
     engine.embedder.embed(["warm up"])  # latency is per warm case, not model loading

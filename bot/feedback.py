@@ -30,7 +30,11 @@ def latest_feedback(feedback: Iterable[Feedback]) -> dict[str, Feedback]:
 
 
 def cases_from_feedback(
-    records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback], known_ids: set[str], *, helpful: bool = False
+    records: Sequence[DiagnosisRecord],
+    feedback: Iterable[Feedback],
+    known_ids: set[str],
+    *,
+    helpful: bool = False,
 ) -> tuple[list[ExportedCase], int]:
     """Every corrected answer (and, with `helpful`, every confirmed one) as an eval case; also how
     many had feedback but no stored input to replay."""
@@ -53,10 +57,15 @@ def cases_from_feedback(
             "text": text,
             "kind": record.payload.get("kind", "log"),
             "label": label,
-            "source": f"traindoc feedback on diagnosis {diagnosis_id} ({'confirmed' if item.helpful else 'corrected'})",
+            "source": f"traindoc feedback on diagnosis {diagnosis_id} "
+            f"({'confirmed' if item.helpful else 'corrected'})",
             "answered": record.entry_id or NONE_LABEL,
         }
-        note = item.note or ("" if item.correct_id in known_ids or item.correct_id == NONE_OF_THESE else item.correct_id)
+        note = item.note or (
+            ""
+            if item.correct_id in known_ids or item.correct_id == NONE_OF_THESE
+            else item.correct_id
+        )
         if note:
             case["note"] = note
         cases.append(ExportedCase(diagnosis_id, case))
@@ -76,7 +85,9 @@ class EntryStats:
         return self.helpful / rated if rated else None
 
 
-def usage_stats(records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback], category_of: dict[str, str]) -> dict:
+def usage_stats(
+    records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback], category_of: dict[str, str]
+) -> dict:
     """Answers per entry and category, helpful rate per entry, abstention rate, and the entries most
     often corrected with what they were corrected to."""
     per_entry: dict[str, EntryStats] = defaultdict(EntryStats)
@@ -86,10 +97,11 @@ def usage_stats(records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback]
         if record.verdict == "match" and record.entry_id:
             per_entry[record.entry_id].answers += 1
     for diagnosis_id, item in latest_feedback(feedback).items():
-        record = by_id.get(diagnosis_id)
-        if record is not None and record.verdict != "match":
-            continue  # an abstention named no entry: the correction is a coverage gap, not an entry's fault
-        entry_id = record.entry_id if record is not None else item.predicted_id
+        stored = by_id.get(diagnosis_id)
+        if stored is not None and stored.verdict != "match":
+            # an abstention named no entry: the correction is a coverage gap, not an entry's fault
+            continue
+        entry_id = stored.entry_id if stored is not None else item.predicted_id
         if not entry_id:
             continue
         stats = per_entry[entry_id]
@@ -98,11 +110,15 @@ def usage_stats(records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback]
         else:
             stats.wrong += 1
             if item.correct_id:
-                stats.corrected_to[item.correct_id if item.correct_id in category_of else NONE_LABEL] += 1
-    per_category = Counter()
+                stats.corrected_to[
+                    item.correct_id if item.correct_id in category_of else NONE_LABEL
+                ] += 1
+    per_category: Counter[str] = Counter()
     for entry_id, stats in per_entry.items():
         per_category[category_of.get(entry_id, "unknown")] += stats.answers
-    corrected = sorted((e for e in per_entry.items() if e[1].wrong), key=lambda e: (-e[1].wrong, e[0]))
+    corrected = sorted(
+        (e for e in per_entry.items() if e[1].wrong), key=lambda e: (-e[1].wrong, e[0])
+    )
     total = len(records)
     return {
         "diagnoses": total,
@@ -119,6 +135,11 @@ def usage_stats(records: Sequence[DiagnosisRecord], feedback: Iterable[Feedback]
         },
         "categories": dict(per_category.most_common()),
         "most_corrected": [
-            {"entry": entry_id, "wrong": s.wrong, "corrected_to": dict(s.corrected_to.most_common())} for entry_id, s in corrected[:10]
+            {
+                "entry": entry_id,
+                "wrong": s.wrong,
+                "corrected_to": dict(s.corrected_to.most_common()),
+            }
+            for entry_id, s in corrected[:10]
         ],
     }

@@ -9,18 +9,17 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
-from bot.bounded import InputError, read_bounded
+from bot.bounded import read_bounded
 from bot.model import LogFile, Report
 from bot.redact import redact
+from kb.errors import IngestError
 
-MAX_INPUT_BYTES = 64 << 20  # a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
+# a 50 MB log fits; anything larger keeps its head and tail (bot.bounded)
+MAX_INPUT_BYTES = 64 << 20
 SIGNAL_WINDOW = 1 << 18  # looks_like_log reads at most this much of a huge input
 MAX_LINE_CHARS = 4000  # one 10 MB line is clipped, not scanned forever or rendered
-
-
-class IngestError(ValueError):
-    """Input that cannot be diagnosed (empty, or binary rather than text)."""
 
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -29,8 +28,10 @@ _SLACK_MENTION = re.compile(r"<[@#!][A-Z0-9^|a-z_-]+(?:\|[^>]*)?>")
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
 _LOG_SIGNAL = re.compile(
-    r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|Exception)\b:|"
-    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
+    r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|"
+    r"Exception)\b:|"
+    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
+    r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",
     re.MULTILINE,
 )
@@ -41,18 +42,19 @@ def decode(data: bytes, *, name: str = "the input", max_bytes: int = MAX_INPUT_B
     return read_text([data], name=name, max_bytes=max_bytes)
 
 
-def read_text(chunks: Iterable[bytes], *, name: str = "the input", max_bytes: int = MAX_INPUT_BYTES) -> str:
+def read_text(
+    chunks: Iterable[bytes], *, name: str = "the input", max_bytes: int = MAX_INPUT_BYTES
+) -> str:
     """A stream of chunks (file, stdin, download) as text, cut by the one policy of bot.bounded:
     gzip inflated as a stream, head and tail kept, a line saying what was skipped."""
-    try:
-        kept = read_bounded(chunks, max_bytes)
-    except InputError as exc:
-        raise IngestError(str(exc)) from None
+    kept = read_bounded(chunks, max_bytes)
     text = _decode_bytes(kept.head)
     if kept.skipped_bytes:
         text += (
-            f"\n[traindoc skipped {kept.skipped_bytes:,} bytes ({kept.skipped_lines:,} lines) in the middle of "
-            f"{name}: kept its first {len(kept.head):,} bytes (versions, config) and its last {len(kept.tail):,} (the failure)]\n"
+            f"\n[traindoc skipped {kept.skipped_bytes:,} bytes ({kept.skipped_lines:,} lines) in "
+            "the middle of "
+            f"{name}: kept its first {len(kept.head):,} bytes (versions, config) and its "
+            f"last {len(kept.tail):,} (the failure)]\n"
         )
         text += _decode_bytes(kept.tail, check=False)
     for note in kept.notes:
@@ -72,7 +74,9 @@ def _decode_bytes(data: bytes, *, check: bool = True) -> str:
             decoded = sample.decode("utf-8", "replace")
             invalid = decoded.count("\ufffd") / max(1, len(decoded))
             if nul_share > 0.01 or control > 0.10 or invalid > 0.10:
-                raise IngestError("input looks binary, not a text log (paste the text, or attach a .log/.txt/.gz)")
+                raise IngestError(
+                    "input looks binary, not a text log (paste the text, or attach a .log/.txt/.gz)"
+                )
     return data.decode("utf-8", "replace")
 
 
@@ -115,14 +119,22 @@ def build_report(files: Sequence[LogFile], *, origin: str = "cli", question: str
     """A Report from already-normalized texts; raises IngestError when there is nothing to read."""
     files = tuple(f for f in files if f.text.strip())
     if not files and not question.strip():
-        raise IngestError("empty input: paste a log or traceback, attach a log file, or ask a question")
+        raise IngestError(
+            "empty input: paste a log or traceback, attach a log file, or ask a question"
+        )
     if not files:
-        return Report(files=(LogFile(name="<question>", text=question),), kind="question", origin=origin)
-    kind = "log" if len(files) > 1 or looks_like_log(files[0].text) else "question"
+        return Report(
+            files=(LogFile(name="<question>", text=question),), kind="question", origin=origin
+        )
+    kind: Literal["log", "question"] = (
+        "log" if len(files) > 1 or looks_like_log(files[0].text) else "question"
+    )
     return Report(files=files, kind=kind, origin=origin, question=question)
 
 
-def report_from_text(text: str, *, origin: str = "cli", slack: bool = False, name: str = "<input>") -> Report:
+def report_from_text(
+    text: str, *, origin: str = "cli", slack: bool = False, name: str = "<input>"
+) -> Report:
     return build_report([LogFile(name=name, text=normalize(text, slack=slack))], origin=origin)
 
 
@@ -130,7 +142,12 @@ def report_from_bytes(named: Sequence[tuple[str, bytes]], *, origin: str = "cli"
     return report_from_streams([(name, [data]) for name, data in named], origin=origin)
 
 
-def report_from_streams(named: Sequence[tuple[str, Iterable[bytes]]], *, origin: str = "cli") -> Report:
-    """Files or stdin read as chunk streams: each decoded within the byte budget, then normalized."""
-    files = [LogFile(name=name, text=normalize(read_text(chunks, name=name))) for name, chunks in named]
+def report_from_streams(
+    named: Sequence[tuple[str, Iterable[bytes]]], *, origin: str = "cli"
+) -> Report:
+    """Files or stdin read as chunk streams: each decoded within the byte budget, then
+    normalized."""
+    files = [
+        LogFile(name=name, text=normalize(read_text(chunks, name=name))) for name, chunks in named
+    ]
     return build_report(files, origin=origin)

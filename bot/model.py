@@ -47,7 +47,7 @@ class FingerprintHit(_Frozen):
 
     def excerpt(self, limit: int) -> str:
         """`text` in at most `limit` characters, always keeping the matched part."""
-        from index.evidence import clip_around
+        from index.query_text import clip_around
 
         start, end = self.span or (0, 0)
         return clip_around(self.text, start, end, limit)
@@ -66,7 +66,7 @@ class Candidate(_Frozen):
     confidence: float
     why: Why = Why()
     entry: Entry = Field(exclude=True, repr=False)
-    # What the confidence model saw (index.fuse.Features.vector()): calibration reads it from the
+    # What the confidence model saw (index.fusion.Features.vector()): calibration reads it from the
     # production diagnosis instead of re-ranking on a side path. Never rendered.
     features: tuple[float, ...] = Field(default=(), exclude=True, repr=False)
 
@@ -107,7 +107,7 @@ class Triage(_Frozen):
     # The lines retrieval should run on: the initiator's evidence, not the loudest collateral.
     focus_text: str = ""
     focus_origins: tuple[tuple[str, int], ...] = ()  # (file, line) each focus line was taken from
-    summary: str = ""  # one line, e.g. "rank 17 on node02 ran out of GPU memory first; 63 ranks timed out"
+    summary: str = ""
 
 
 class UserFrame(_Frozen):
@@ -126,7 +126,9 @@ class UserFrame(_Frozen):
     def headline(self) -> str:
         """`train.py:88, KeyError: 'label'`"""
         name = self.file.replace("\\", "/").rsplit("/", 1)[-1]
-        return f"{name}:{self.line}, {self.exception}" + (f": {self.message}" if self.message else "")
+        return f"{name}:{self.line}, {self.exception}" + (
+            f": {self.message}" if self.message else ""
+        )
 
 
 Verdict = Literal["match", "abstain", "benign", "user-code"]

@@ -31,7 +31,8 @@ def _scanner() -> tuple[tuple[Rule, ...], MultiScanner]:
         if _compiled is None:
             from bot.settings import hyperscan_cache_dir
 
-            # the compiled Hyperscan database is cached on disk: seconds to compile, milliseconds to load
+            # the compiled Hyperscan database is cached on disk: seconds to compile, milliseconds to
+            # load
             cache = hyperscan_cache_dir()
             rules = all_rules()
             scanner = MultiScanner([r.scan_pattern for r in rules], cache_dir=cache)
@@ -45,7 +46,8 @@ def _scanner() -> tuple[tuple[Rule, ...], MultiScanner]:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret replaced by [REDACTED] (unchanged, and not copied, when none is found)."""
+    """`text` with every secret replaced by [REDACTED] (unchanged, and not copied, when none
+    is found)."""
     if not text:
         return text
     rules, scanner = _scanner()

@@ -1,8 +1,10 @@
-"""The secret rules bot.redact applies: detect-secrets' plugin patterns plus our own, all linear-time.
+"""The secret rules bot.redact applies: detect-secrets' plugin patterns plus our own, all
+linear-time.
 
 Every pattern is RE2 and Hyperscan syntax (no lookaround, no backreferences) and describes one line.
-A rule masks its whole match, or only its value group(s) `(?P<v...>)` where the name around the value
-is worth keeping (`password=[REDACTED]`). An optional `check` vetoes a candidate value that is
+A rule masks its whole match, or only its value group(s) `(?P<v...>)` where the name around
+the value is worth keeping (`password=[REDACTED]`). An optional `check` vetoes a candidate value
+that is
 plainly not a secret (`eos_token='</s>'`, `max_key=None`); checks run on short matched strings only.
 """
 
@@ -17,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import re2
 
@@ -30,7 +33,8 @@ log = logging.getLogger("traindoc.redact")
 class Rule:
     name: str
     pattern: str  # RE2 syntax; named groups v, w, x... mark the value to mask
-    check: Callable[[str, str], bool] | None = field(default=None, compare=False)  # (name text, value) -> mask?
+    # (name text, value) -> mask?
+    check: Callable[[str, str], bool] | None = field(default=None, compare=False)
     key_block: bool = False  # a private key's BEGIN line: mask the key's body lines below it too
     prefilter: str | None = None  # a cheaper pattern matching every line the full one matches
 
@@ -40,7 +44,7 @@ class Rule:
         return self.prefilter or re.sub(r"\(\?P<\w+>", "(", self.pattern)
 
     @cached_property
-    def _compiled(self):
+    def _compiled(self) -> tuple[Any, list[int], int | None]:
         regex = compile_linear(self.pattern)
         groups = [i for name, i in regex.groupindex.items() if name.startswith(("v", "w", "x"))]
         return regex, sorted(groups), regex.groupindex.get("name")
@@ -65,8 +69,22 @@ class Rule:
 
 # -- value checks ------------------------------------------------------------------------------
 
-_PLACEHOLDERS = {"none", "null", "nil", "true", "false", "undefined", "", "required", "optional", "str", "string"}
-_STRICT_NAME = re2.compile(r"(?i)secret|passw|pwd|credential|token|api[_-]?key|access[_-]?key|private[_-]?key|auth")
+_PLACEHOLDERS = {
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "",
+    "required",
+    "optional",
+    "str",
+    "string",
+}
+_STRICT_NAME = re2.compile(
+    r"(?i)secret|passw|pwd|credential|token|api[_-]?key|access[_-]?key|private[_-]?key|auth"
+)
 _DOTTED = re2.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")  # tokenizer.eos_token, self.key
 
 
@@ -88,10 +106,14 @@ def _token_like(value: str) -> bool:
 def _not_placeholder(value: str) -> bool:
     v = value.strip()
     low = v.lower()
-    if low in _PLACEHOLDERS or v.startswith(("[REDACTED", "$", "<", "%(", "{{", "os.environ", "getenv")):
+    if low in _PLACEHOLDERS or v.startswith(
+        ("[REDACTED", "$", "<", "%(", "{{", "os.environ", "getenv")
+    ):
         return False
     # ****, xxxx, [PAD]
-    return not (set(v) <= set("*xX.-_") or (v.startswith("[") and v.endswith("]") and v[1:-1].isupper()))
+    return not (
+        set(v) <= set("*xX.-_") or (v.startswith("[") and v.endswith("]") and v[1:-1].isupper())
+    )
 
 
 def credential_value(name: str, value: str) -> bool:
@@ -102,7 +124,8 @@ def credential_value(name: str, value: str) -> bool:
     if _DOTTED.fullmatch(value):
         return False
     if _STRICT_NAME.search(name):
-        # eos_token=</s>, pad_token=[PAD], unk_token=UNK: short, plain values of *_token names are kept
+        # eos_token=</s>, pad_token=[PAD], unk_token=UNK: short, plain values of *_token names are
+        # kept
         return not (name.lower().endswith("token") and not _token_like(value) and len(value) < 12)
     return _token_like(value)
 
@@ -114,12 +137,17 @@ def high_entropy(_name: str, value: str) -> bool:
 # -- our rules ---------------------------------------------------------------------------------
 
 _SEP = r"""["']?[ \t]*(?:=>|:=|=|:)[ \t]*"""
-_VALUE = r"""(?:[bB]?'(?P<v>[^'\n]{1,256})'|[bB]?"(?P<w>[^"\n]{1,256})"|(?P<x>[^\s'",;}\])]{1,256}))"""
+_VALUE = (
+    r"""(?:[bB]?'(?P<v>[^'\n]{1,256})'|[bB]?"(?P<w>[^"\n]{1,256})"|(?P<x>[^\s'",;}\])]{1,256}))"""
+)
 _NAME = r"""(?P<name>[A-Za-z0-9_.-]*(?i:key|secret|token|password|passwd|pwd|credentials?))"""
 
 OWN_RULES: tuple[Rule, ...] = (
     Rule("slack-token", r"\b(?:xox[abposer]|xapp)-[A-Za-z0-9-]{8,}"),
-    Rule("slack-webhook", r"(?i)https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+"),
+    Rule(
+        "slack-webhook",
+        r"(?i)https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+",
+    ),
     Rule("huggingface-token", r"\b(?:hf|api_org)_[A-Za-z0-9]{30,}"),
     Rule("openai-anthropic-key", r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     Rule("github-token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
@@ -137,7 +165,8 @@ OWN_RULES: tuple[Rule, ...] = (
     Rule("pypi-token", r"\bpypi-[A-Za-z0-9_-]{50,}"),
     Rule("replicate-token", r"\br8_[A-Za-z0-9]{30,}"),
     Rule(
-        "azure-account-key", r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*(?P<v>[A-Za-z0-9+/=]{16,})"
+        "azure-account-key",
+        r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*(?P<v>[A-Za-z0-9+/=]{16,})",
     ),
     Rule("azure-sas-signature", r"(?i)[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{8,})"),
     Rule(
@@ -147,7 +176,8 @@ OWN_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "authorization-header",
-        r"""(?i)authori[sz]ation["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest|bot)[ \t]+(?P<v>[^\s'",;]+)""",
+        r"""(?i)authori[sz]ation["']?[ \t]*[:=][ \t]*["']?"""
+        r"""(?:bearer|basic|token|digest|bot)[ \t]+(?P<v>[^\s'",;]+)""",
     ),
     Rule("bearer", r"(?i)\bbearer[ \t]+(?P<v>[A-Za-z0-9._~+/=-]{12,})"),
     Rule(
@@ -161,12 +191,14 @@ OWN_RULES: tuple[Rule, ...] = (
             r"""(?i)(?:(?:secret|token|passwd|pwd|password|credentials?)["']?[ \t]*[=:]"""
             r"""|(?:secret|passw|pwd|credential|token|auth)[A-Za-z0-9_.-]*key["']?[ \t]*[=:]"""
             r"""|(?:api|access|private)[_-]?key["']?[ \t]*[=:]"""
-            r"""|key["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bB]?'[^'\n]{16}|[bB]?"[^"\n]{16}|[^\s'",;}\])]{16}))"""
+            r"""|key["']?[ \t]*(?:=>|:=|=|:)[ \t]*"""
+            r"""(?:[bB]?'[^'\n]{16}|[bB]?"[^"\n]{16}|[^\s'",;}\])]{16}))"""
         ),
     ),
     Rule(
         "cli-flag",
-        r"(?i)(?P<name>--[a-z0-9-]*(?:password|passwd|secret|token|api-key|access-key|private-key))[ \t]+(?P<v>[^\s-][^\s]{2,255})",
+        r"(?i)(?P<name>--[a-z0-9-]*(?:password|passwd|secret|token|api-key|access-key|"
+        r"private-key))[ \t]+(?P<v>[^\s-][^\s]{2,255})",
         check=credential_value,
     ),
     Rule("netrc", r"(?i)\bmachine[ \t]+\S+[^\n]*?\bpassword[ \t]+(?P<v>\S+)"),
@@ -201,8 +233,8 @@ _SKIPPED_PLUGINS = {"IPPublicDetector", "ArtifactoryDetector", "BasicAuthDetecto
 
 
 def _translate(pattern: str, ignore_case: bool) -> str:
-    """detect-secrets targets Python `re`: drop its word-boundary lookarounds (a wider match only masks
-    more) and keep matches on one line."""
+    """detect-secrets targets Python `re`: drop its word-boundary lookarounds (a wider match
+    only masks more) and keep matches on one line."""
     p = pattern.replace("(?:(?<=\\W)|(?<=^))", "").replace("(?!\\w)", "")
     p = p.replace("\\s", "[ \\t]")
     return ("(?i)" if ignore_case else "") + p
@@ -219,7 +251,10 @@ def detect_secrets_rules() -> tuple[Rule, ...]:
     for info in pkgutil.iter_modules(plugins.__path__):
         module = importlib.import_module(f"{plugins.__name__}.{info.name}")
         for name, obj in sorted(vars(module).items()):
-            if not (isinstance(obj, type) and issubclass(obj, RegexBasedDetector)) or obj is RegexBasedDetector:
+            if (
+                not (isinstance(obj, type) and issubclass(obj, RegexBasedDetector))
+                or obj is RegexBasedDetector
+            ):
                 continue
             if name in _SKIPPED_PLUGINS or obj.__module__ != module.__name__:
                 continue
@@ -227,12 +262,19 @@ def detect_secrets_rules() -> tuple[Rule, ...]:
                 if regex.flags & re.VERBOSE:
                     continue
                 pattern = _translate(regex.pattern, bool(regex.flags & re.IGNORECASE))
-                pattern = re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)  # whole-match masks: no capture needed
+                # whole-match masks: no capture needed
+                pattern = re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)
                 try:
                     compile_linear(pattern)
                 except PatternError:
                     continue  # lookaround or backreferences the linear engines refuse
-                rules.append(Rule(f"detect-secrets:{name}:{i}", pattern, key_block=name == "PrivateKeyDetector"))
+                rules.append(
+                    Rule(
+                        f"detect-secrets:{name}:{i}",
+                        pattern,
+                        key_block=name == "PrivateKeyDetector",
+                    )
+                )
     return tuple(rules)
 
 

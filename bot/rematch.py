@@ -35,7 +35,9 @@ def answer_of(verdict: str, entry_id: str) -> str:
     return entry_id if verdict == "match" and entry_id else verdict
 
 
-def changed_answers(records: Iterable[DiagnosisRecord], diagnose: Callable[..., Diagnosis]) -> list[Change]:
+def changed_answers(
+    records: Iterable[DiagnosisRecord], diagnose: Callable[..., Diagnosis]
+) -> list[Change]:
     changes: list[Change] = []
     for record in records:
         text = record.payload.get("input", "")
@@ -58,5 +60,8 @@ def changed_answers(records: Iterable[DiagnosisRecord], diagnose: Callable[..., 
 def rematch_text(change: Change, titles: dict[str, str]) -> str:
     was = titles.get(change.was, change.was)
     if change.now in titles:
-        return f"Update: with the current knowledge base this now matches *{change.now_title}* (confidence {change.now_confidence:.2f}); it was {was}."
+        return (
+            f"Update: with the current knowledge base this now matches *{change.now_title}* "
+            f"(confidence {change.now_confidence:.2f}); it was {was}."
+        )
     return f"Update: with the current knowledge base this is now `{change.now}`; it was {was}."

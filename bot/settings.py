@@ -1,12 +1,16 @@
-"""Settings from the environment (pydantic-settings, prefix TRAINDOC_; Slack secrets also by their usual names)."""
+"""Settings from the environment (pydantic-settings, prefix TRAINDOC_; Slack secrets also by their
+usual names)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from kb.load import KnowledgeBase
 
 
 def default_cache_dir() -> Path:
@@ -39,9 +43,10 @@ class Settings(BaseSettings):
     model_path: Path | None = None  # a local sentence-transformers model directory
     model_name: str = "sentence-transformers/all-MiniLM-L6-v2"
     abstain_below: float | None = None  # default: the calibrated threshold
-    calibration: Path | None = None  # a `traindoc calibrate` output; default: the bundled index/calibration.json
-    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch" (sentence-transformers);
-    # default: onnx when the model directory or the index holds the ONNX file, else torch.
+    calibration: Path | None = None
+    # Query encoder: "onnx" (ONNX Runtime, no torch at query time) or "torch"
+    # (sentence-transformers); default: onnx when the model directory or the index holds the ONNX
+    # file, else torch.
     embedder: Literal["onnx", "torch"] | None = None
 
     # Persistence
@@ -63,7 +68,8 @@ class Settings(BaseSettings):
     )
     slack_api_url: str | None = None  # another Web API base URL (tests, proxies)
     passive_channels: list[str] = Field(default_factory=list)
-    # Passive channels answer only confident matches; optionally demand more than the engine's threshold.
+    # Passive channels answer only confident matches; optionally demand more than the engine's
+    # threshold.
     passive_min_confidence: float | None = None
     max_download_bytes: int = 50 << 20
     listener_threads: int = 8  # Bolt's listeners: acks, buttons, commands (quick)
@@ -81,7 +87,9 @@ class Settings(BaseSettings):
     @classmethod
     def _calibration_exists(cls, value: Path | None) -> Path | None:
         if value is not None and not value.is_file():
-            raise ValueError(f"{value} is not a file (write one with `traindoc calibrate --out {value}`)")
+            raise ValueError(
+                f"{value} is not a file (write one with `traindoc calibrate --out {value}`)"
+            )
         return value
 
     @field_validator("kb_extra", mode="before")
@@ -91,10 +99,12 @@ class Settings(BaseSettings):
             import os
             import re
 
-            return tuple(Path(p) for p in re.split(rf"[,{re.escape(os.pathsep)}]", value) if p.strip())
+            return tuple(
+                Path(p) for p in re.split(rf"[,{re.escape(os.pathsep)}]", value) if p.strip()
+            )
         return value
 
-    def load_kb(self, *, lenient: bool = False):
+    def load_kb(self, *, lenient: bool = False) -> KnowledgeBase:
         """The knowledge base these settings name: bundled (or KB_DIR) plus the team trees."""
         from kb.load import load_kb
 

@@ -21,34 +21,62 @@ from bot.model import UserFrame
 # Launcher prefixes before a traceback line: torchrun's [rank3]: / [default0]:, deepspeed's "3: ",
 # mpirun's [1,0]<stderr>:, Ray's "(RayWorker pid=12) ".
 _PREFIX = re.compile(
-    r"^(?:\[(?:rank|default)(\d+)\]:|(\d{1,5}): |\[\d+,(\d+)\]<std(?:out|err)>:|\([A-Za-z]\w*(?: pid=\d+)?(?:, ip=[\d.]+)?\) )"
+    r"^(?:\[(?:rank|default)(\d+)\]:|(\d{1,5}): |\[\d+,(\d+)\]<std(?:out|err)>:|\([A-Za-z]\w*(?: "
+    r"pid=\d+)?(?:, ip=[\d.]+)?\) )"
 )
 _START = re.compile(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+)(?:, in (\S+))?')
 # The exception line ends a traceback block: a dotted name, then ": message" or nothing.
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?:: ?(.*))?$")
-_EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|NotFound)$")
-_BARE_EXCEPTIONS = frozenset({"KeyError", "StopIteration", "AssertionError", "KeyboardInterrupt", "NotImplementedError"})
+_EXCEPTION_NAME = re.compile(
+    r"(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|NotFound)$"
+)
+_BARE_EXCEPTIONS = frozenset(
+    {"KeyError", "StopIteration", "AssertionError", "KeyboardInterrupt", "NotImplementedError"}
+)
 
 # Path components that mark a library frame in a source checkout (installed packages are caught by
 # site-packages/dist-packages). Only distinctive names: a user's own "datasets/" or "models/"
 # directory is user code.
 LIBRARY_PARTS = frozenset(
     {
-        "torch", "torchvision", "torchaudio", "transformers", "vllm", "deepspeed", "accelerate", "megatron",
-        "apex", "triton", "flash_attn", "xformers", "peft", "trl", "sglang", "text_generation_server",
-        "colossalai", "fairscale", "bitsandbytes", "pytorch_lightning", "huggingface_hub", "safetensors",
-        "site-packages", "dist-packages",
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "transformers",
+        "vllm",
+        "deepspeed",
+        "accelerate",
+        "megatron",
+        "apex",
+        "triton",
+        "flash_attn",
+        "xformers",
+        "peft",
+        "trl",
+        "sglang",
+        "text_generation_server",
+        "colossalai",
+        "fairscale",
+        "bitsandbytes",
+        "pytorch_lightning",
+        "huggingface_hub",
+        "safetensors",
+        "site-packages",
+        "dist-packages",
     }
 )
-# Exceptions that say the caller misused an API (a typo'd attribute, a wrong keyword, a missing key):
+# Exceptions that say the caller misused an API (a typo'd attribute, a wrong keyword, a missing
+# key):
 # raised a few frames inside a library, the bug is still in the user's frame that made the call.
 CALLER_ERRORS = re.compile(
     r"(?:^|\.)(?:AttributeError|TypeError|NameError|UnboundLocalError|KeyError|IndexError|ZeroDivisionError|"
     r"RecursionError|JSONDecodeError)$"
 )
 MAX_LIBRARY_TAIL = 3  # library frames between the user's call and the raise: more is library logic
-_STDLIB = re.compile(r"(?i)[/\\]lib[/\\]python\d(?:\.\d+)?[/\\]|^<frozen |^<string>$|^<__array_function__")
+_STDLIB = re.compile(
+    r"(?i)[/\\]lib[/\\]python\d(?:\.\d+)?[/\\]|^<frozen |^<string>$|^<__array_function__"
+)
 
 # Exception types that are the environment or the platform, never "a bug in your code". RuntimeError
 # is how torch's C++ ops fail, so it surfaces at the user's line that called the op.
@@ -66,10 +94,12 @@ INFRA_TYPES = re.compile(
 # toolchain: such an error is a platform problem even when user code raised it.
 INFRA_WORDS = re.compile(
     r"(?i)\b(?:cuda|cudnn|cublas\w*|cufft|curand|cusolver|cusparse|nccl\w*|gloo|mpi|hccl|rocm|hip|xla|tpu|"
-    r"gpus?|device[- ]side|illegal memory|out of memory|oom|memory|xid|ecc|nvlink|nvml|nvidia|driver|"
+    r"gpus?|device[- ]side|illegal memory|out of memory|oom|memory|xid|ecc|nvlink|nvml|nvidia|"
+    r"driver|"
     r"infiniband|ibv\w*|rdma|roce|efa|socket|connection|connect|network|timed out|timeout|"
     r"rendezvous|process ?group|distributed|collective|all_?reduce|barrier|rank|world[_ ]size|"
-    r"no space|disk|quota|read-only|shared memory|shm|bus error|segmentation|signal|sigkill|sigterm|"
+    r"no space|disk|quota|read-only|shared memory|shm|bus error|segmentation|signal|sigkill|"
+    r"sigterm|"
     r"killed|triton|inductor|dynamo|compile[d]?|ptxas|nvcc|kernel|libcuda|undefined symbol|\.so\b|"
     r"version|mismatch(?:ed)? (?:between|versions?)|deepspeed|fsdp|megatron|vllm|checkpoint shard|"
     r"nan|inf|infinity|overflow|underflow|diverg\w*|gradients?|loss scal\w*)\b"
@@ -156,7 +186,10 @@ def tracebacks(text: str) -> list[_Block]:
 
 
 def _infra(block: _Block) -> bool:
-    return bool(INFRA_TYPES.search(block.exception) or INFRA_WORDS.search(f"{block.exception} {block.message}"))
+    return bool(
+        INFRA_TYPES.search(block.exception)
+        or INFRA_WORDS.search(f"{block.exception} {block.message}")
+    )
 
 
 TAIL_CHARS = 256 << 10  # a failed run's last traceback is near the end of its log
@@ -180,7 +213,15 @@ def user_frame(text: str) -> UserFrame | None:
     tail = 0
     while tail < len(frames) and is_library(frames[-1 - tail][0]):
         tail += 1
-    if tail == len(frames) or (tail and (tail > MAX_LIBRARY_TAIL or not CALLER_ERRORS.search(last.exception))):
+    if tail == len(frames) or (
+        tail and (tail > MAX_LIBRARY_TAIL or not CALLER_ERRORS.search(last.exception))
+    ):
         return None
     path, line, function = frames[-1 - tail]
-    return UserFrame(file=path, line=line, function=function, exception=last.exception, message=last.message[:300])
+    return UserFrame(
+        file=path,
+        line=line,
+        function=function,
+        exception=last.exception,
+        message=last.message[:300],
+    )

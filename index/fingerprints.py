@@ -1,4 +1,5 @@
-"""All KB fingerprints (and requires/excludes gates) compiled into one scanner; per-entry evidence."""
+"""All KB fingerprints (and requires/excludes gates) compiled into one scanner; per-entry
+evidence."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from index.scanner import Match, MultiScanner
 from kb.schema import Entry
@@ -15,12 +17,14 @@ SUPPORTING = 0.35
 EXTRA_MATCH_BONUS = 0.15  # each further distinct pattern: specific entries beat their hub
 MAX_BONUS = 0.45
 
+Strength = Literal["strong", "supporting"]
+
 
 @dataclass(frozen=True)
 class Hit:
     pattern: str
     line: int
-    strength: str
+    strength: Strength
 
 
 @dataclass
@@ -51,13 +55,15 @@ class EntryEvidence:
 class _Use:
     entry: int
     role: str  # "fingerprint" | "requires" | "excludes"
-    strength: str = "strong"
+    strength: Strength = "strong"
 
 
 class FingerprintIndex:
     """Scan once, attribute each matched pattern to every entry that uses it."""
 
-    def __init__(self, entries: Sequence[Entry], *, force_re2: bool = False, cache_dir: Path | None = None):
+    def __init__(
+        self, entries: Sequence[Entry], *, force_re2: bool = False, cache_dir: Path | None = None
+    ):
         self.entries = list(entries)
         uses: dict[str, list[_Use]] = defaultdict(list)
         for i, entry in enumerate(self.entries):
@@ -70,10 +76,6 @@ class FingerprintIndex:
         self.patterns = list(uses)
         self._uses = [uses[p] for p in self.patterns]
         self.scanner = MultiScanner(self.patterns, force_re2=force_re2, cache_dir=cache_dir)
-
-    @property
-    def fingerprint_count(self) -> int:
-        return sum(len(e.fingerprints) for e in self.entries)
 
     def scan(self, text: str | bytes) -> dict[int, EntryEvidence]:
         """Evidence per entry index, for entries that any pattern touched."""
@@ -88,7 +90,9 @@ class FingerprintIndex:
             for match in self.scanner.scan(text, first_only=True):
                 first.setdefault(match.pattern, base + match.line)
             base += text.count("\n") + 1
-        return self._evidence([Match(p, line) for p, line in sorted(first.items(), key=lambda x: (x[1], x[0]))])
+        return self._evidence(
+            [Match(p, line) for p, line in sorted(first.items(), key=lambda x: (x[1], x[0]))]
+        )
 
     def _evidence(self, matches: Sequence[Match]) -> dict[int, EntryEvidence]:
         evidence: dict[int, EntryEvidence] = {}
@@ -98,7 +102,9 @@ class FingerprintIndex:
         for match in matches:
             pattern = self.patterns[match.pattern]
             for use in self._uses[match.pattern]:
-                ev = evidence.setdefault(use.entry, EntryEvidence(requires_total=len(self.entries[use.entry].requires)))
+                ev = evidence.setdefault(
+                    use.entry, EntryEvidence(requires_total=len(self.entries[use.entry].requires))
+                )
                 if use.role == "fingerprint":
                     ev.hits.append(Hit(pattern, match.line, use.strength))
                 elif use.role == "requires":

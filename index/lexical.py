@@ -15,7 +15,9 @@ def regex_words(pattern: str) -> str:
     """The literal words of a fingerprint regex, for indexing."""
     import re
 
-    text = re.sub(r"\\[dswSDW][+*?]?|\[[^\]]*\][+*?]?|\{\d+(?:,\d*)?\}|\(\?[:i]|[()|?*+^$]", " ", pattern)
+    text = re.sub(
+        r"\\[dswSDW][+*?]?|\[[^\]]*\][+*?]?|\{\d+(?:,\d*)?\}|\(\?[:i]|[()|?*+^$]", " ", pattern
+    )
     return text.replace("\\", "")
 
 

@@ -2,19 +2,19 @@
 
 Launchers, collectors and loggers stack prefixes in front of a message, in any order:
 
-    [pod/trainer-worker-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331 ...] msg
+    [pod/trainer-2/pytorch] 2026-12-02T12:01:00.512331234Z [rank2]:[E1202 12:01:00.512331 ...] msg
     worker-1: [default3]:node02:4242:4301 [3] NCCL WARN ...
     [1,3]<stderr>:(RayTrainWorker pid=812, ip=10.0.0.3) Traceback ...
     Dec  2 12:01:00 node03 kernel: [ 8812.112233] NVRM: Xid (PCI:0000:9d:00): 79, ...
 
-`parse_line` peels them one at a time (kubectl --prefix and --timestamps, torchrun --tee/--redirects,
-`[rankN]:`, srun --label, Open MPI --tag-output, pdsh, Ray, NCCL's host:pid:tid [dev], syslog,
-journald, dmesg and dmesg -T, ISO, glog and vLLM stamps) and returns a `Line`. `parse_source_name`
-reads the same facts from a file name (rank7.log, worker-2.log, node03-dmesg.txt).
+`parse_line` peels them one at a time (kubectl --prefix and --timestamps, torchrun
+--tee/--redirects, `[rankN]:`, srun --label, Open MPI --tag-output, pdsh, Ray, NCCL's
+host:pid:tid [dev], syslog, journald, dmesg and dmesg -T, ISO, glog and vLLM stamps) and returns a
+`Line`. index.sources reads the same facts from a file name (rank7.log, node03-dmesg.txt).
 
 Every pattern is anchored at the current position and bounded, and each peel consumes at least one
 character, so a line costs linear time however hostile; the message is always a suffix of the line.
-Used by triage (bot/triage), evidence extraction (index/evidence.py) and the renderers.
+Used by triage (bot/triage), evidence extraction (index/query_text.py) and the renderers.
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 MAX_PEELS = 10  # deeper stacks than this are not prefixes any more
-_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
 
 
 class Stamp(NamedTuple):
@@ -40,7 +45,7 @@ class Line:
     """One log line, taken apart."""
 
     text: str  # the message: the line without the prefixes peeled off (a suffix of it)
-    source: str | None = None  # what produced it: "kernel", "pod/trainer-worker-2/pytorch", "stderr", "RayTrainWorker"
+    source: str | None = None
     node: str | None = None  # host or pod
     rank: int | None = None  # global rank
     local_rank: int | None = None  # rank within its node ([default3]:)
@@ -58,34 +63,48 @@ def _stamp(month: int, day: int, hh: str, mm: str, ss: str, frac: str | None) ->
     return Stamp(key, f"{h:02d}:{m:02d}:{s:02d}")
 
 
-# -- the prefixes, each anchored at the current position -------------------------------------------------
+# -- the prefixes, each anchored at the current position
+# -------------------------------------------------
 
-_POD = re.compile(r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] ")  # kubectl logs --prefix
-# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging, dmesg --time-format iso
+# kubectl logs --prefix
+_POD = re.compile(r"\[pod/([a-z0-9][a-z0-9.-]{0,252})/([A-Za-z0-9_.-]{0,63})\] ")
+# kubectl --timestamps (RFC 3339, nanoseconds), journald short-iso, Python logging,
+# dmesg --time-format iso
 _ISO_BODY = r"\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?"
 _ISO = re.compile(_ISO_BODY + r"(?: {1,4}|\t|$)")
 _ISO_BRACKETED = re.compile(r"\[" + _ISO_BODY + r"\](?: {1,4}|\t|$)")
 # glog and c10 logging: "E1202 12:01:00.512331  1234 file.cc:12] ", PyTorch wraps it in "[...]"
-_GLOG = re.compile(r"\[?([EWIF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9}) {1,12}(\d{1,10}) ([^\s\]:]{1,400}):(\d{1,7})\] ?")
-_SHORT = re.compile(  # vLLM: "INFO 12-02 12:01:00 [file.py:12] ", before 0.7 "INFO 12-02 12:01:00 file.py:12] "
+_GLOG = re.compile(
+    r"\[?([EWIF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9}) {1,12}(\d{1,10}) "
+    r"([^\s\]:]{1,400}):(\d{1,7})\] ?"
+)
+# vLLM: "INFO 12-02 12:01:00 [file.py:12] ", before 0.7 "INFO 12-02 12:01:00 file.py:12] "
+_SHORT = re.compile(
     r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? "
     r"(?:\[[\w./:-]{1,200}\] |[\w./-]{1,200}:\d{1,6}\] )?"
 )
-_TORCHRUN = re.compile(r"\[([a-z_]{1,32})(\d{1,7})\]: ?")  # [rank3]: global, [default3]: / [trainer3]: local
+# [rank3]: global, [default3]: / [trainer3]: local
+_TORCHRUN = re.compile(r"\[([a-z_]{1,32})(\d{1,7})\]: ?")
 _MPI = re.compile(r"\[\d{1,10},(\d{1,7})\]<(stdout|stderr|stddiag)>: ?")  # mpirun --tag-output
 _RAY = re.compile(
-    r"\((?:([^\s()\[\]]{1,200})(?:\[rank=(\d{1,7})\])? )?pid=(\d{1,10})(?:, ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
+    r"\((?:([^\s()\[\]]{1,200})(?:\[rank=(\d{1,7})\])? )?pid=(\d{1,10})(?:, "
+    r"ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
     r"|\((raylet|autoscaler|gcs_server)(?: \+[\dhms]{1,16})?(?:, ip=([0-9A-Za-z.:-]{1,64}))?\) ?"
 )
-_SRUN = re.compile(r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): ")  # srun --label: "%*d: ", het jobs "P%u %*d: "
+# srun --label: "%*d: ", het jobs "P%u %*d: "
+_SRUN = re.compile(r" {0,7}(?:P(\d{1,5}) +)?(\d{1,7}): ")
 _HOST = re.compile(r"([a-z][a-z0-9.-]{0,252}): ")  # pdsh / DeepSpeed's pdsh launcher: "worker-1: "
 _NCCL = re.compile(r"([\w.-]{1,253}):(\d{1,10}):(\d{1,10}) \[(\d{1,4})\] ")
 _SYSLOG = re.compile(
-    r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? ([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
+    r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? ([\w.-]{1,253}) "
+    r"([\w./-]{1,64})(?:\[(\d{1,10})\])?: "
 )
-_SYSLOG_TAIL = re.compile(r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: ")  # after an ISO stamp
+# after an ISO stamp
+_SYSLOG_TAIL = re.compile(r"([\w.-]{1,253}) ([\w./-]{1,64})(?:\[(\d{1,10})\])?: ")
 _DMESG = re.compile(r"\[ {0,12}\d{1,10}\.\d{1,9}\] ?")
-_DMESG_T = re.compile(r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \d{4}\] ?")
+_DMESG_T = re.compile(
+    r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \d{4}\] ?"
+)
 
 
 def parse_line(line: str) -> Line:
@@ -125,7 +144,8 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
     if c.isdigit() and (m := _ISO.match(line, pos)) and (ts := _iso_stamp(m)):
         out.timestamp = out.timestamp or ts
         end = m.end()
-        # rsyslog RFC 3339 and journald short-iso: "<stamp> node03 kernel: " (a daemon shows its pid)
+        # rsyslog RFC 3339 and journald short-iso: "<stamp> node03 kernel: " (a daemon shows its
+        # pid)
         if (t := _SYSLOG_TAIL.match(line, end)) and (t.group(2) == "kernel" or t.group(3)):
             out.node = out.node or t.group(1)
             out.source = t.group(2)
@@ -140,10 +160,14 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
             return _glog(m, out)
         if c in "IWEDC" and (m := _SHORT.match(line, pos)):
             out.level = m.group(1)
-            out.timestamp = out.timestamp or _stamp(int(m.group(2)), int(m.group(3)), *m.group(4, 5, 6, 7))
+            out.timestamp = out.timestamp or _stamp(
+                int(m.group(2)), int(m.group(3)), *m.group(4, 5, 6, 7)
+            )
             return m.end()
         if c.isupper() and (m := _SYSLOG.match(line, pos)) and m.group(1) in _MONTHS:
-            out.timestamp = out.timestamp or _stamp(_MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5, 6))
+            out.timestamp = out.timestamp or _stamp(
+                _MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5, 6)
+            )
             out.node = out.node or m.group(7)
             out.source = m.group(8)
             if m.group(9):
@@ -156,7 +180,12 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
         return m.end()
     # pdsh wraps everything the remote side prints, so it comes before any launcher prefix (behind a
     # collector's, as in a launcher pod's kubectl logs); further in, "word1: " is the message's own
-    if "a" <= c <= "z" and _collected_only(out) and (m := _HOST.match(line, pos)) and any(ch.isdigit() for ch in m.group(1)):
+    if (
+        "a" <= c <= "z"
+        and _collected_only(out)
+        and (m := _HOST.match(line, pos))
+        and any(ch.isdigit() for ch in m.group(1))
+    ):
         out.node = m.group(1)  # the host the line came from, not the pod that collected it
         return m.end()
     return None
@@ -164,8 +193,14 @@ def _peel(line: str, pos: int, out: Line) -> int | None:
 
 def _collected_only(out: Line) -> bool:
     """Nothing but a collector's prefixes (kubectl's pod and stamp) peeled so far."""
-    return (out.rank is None and out.local_rank is None and out.pid is None and out.device is None
-            and (out.node is None or (out.source or "").startswith("pod/")) and out.level is None)
+    return (
+        out.rank is None
+        and out.local_rank is None
+        and out.pid is None
+        and out.device is None
+        and (out.node is None or (out.source or "").startswith("pod/"))
+        and out.level is None
+    )
 
 
 def _peel_bracket(line: str, pos: int, out: Line) -> int | None:
@@ -198,7 +233,9 @@ def _peel_bracket(line: str, pos: int, out: Line) -> int | None:
     if m := _DMESG_T.match(line, pos):
         out.source = out.source or "kernel"
         if m.group(1) in _MONTHS:
-            out.timestamp = out.timestamp or _stamp(_MONTHS[m.group(1)], int(m.group(2)), *m.group(3, 4, 5), None)
+            out.timestamp = out.timestamp or _stamp(
+                _MONTHS[m.group(1)], int(m.group(2)), m.group(3), m.group(4), m.group(5), None
+            )
         return m.end()
     return None
 
@@ -213,12 +250,17 @@ def _glog(m: re.Match[str], out: Line) -> int:
     return m.end()
 
 
-# -- a timestamp anywhere near the start of a message ------------------------------------------------------
+# -- a timestamp anywhere near the start of a message
+# ------------------------------------------------------
 
 _ANY_GLOG = re.compile(r"\b[EWIF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?")
 _ANY_ISO = re.compile(r"\b\d{4}-(\d\d)-(\d\d)[T _](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
-_ANY_SYSLOG = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)")
-_ANY_SHORT = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?")
+_ANY_SYSLOG = re.compile(
+    r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)"
+)
+_ANY_SHORT = re.compile(
+    r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
+)
 
 
 def parse_timestamp(text: str, window: int = 120) -> Stamp | None:
@@ -234,59 +276,3 @@ def parse_timestamp(text: str, window: int = 120) -> Stamp | None:
             if (ts := _stamp(month, int(g[1]), g[2], g[3], g[4], frac)) is not None:
                 best = (m.start(), ts)
     return best[1] if best else None
-
-
-# -- file names ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """What a file's name says about its lines."""
-
-    source: str  # the name as given
-    node: str | None = None
-    rank: int | None = None
-    local_rank: int | None = None
-    kernel: bool = False  # dmesg / syslog / journal: node-level lines
-
-
-_FILE_RANK = re.compile(r"(?i)(?:^|[^a-z])(?:global_)?rank[-_.]?(\d{1,7})")
-# Kubeflow / Kubernetes pod names: <job>-master-0, <job>-worker-3, <job>-launcher-0
-_POD_NAME = re.compile(r"(?i)[a-z0-9][a-z0-9.-]{0,200}?-(?:master|worker|launcher|chief|ps|evaluator|head)-\d{1,6}(?![0-9])")
-_FILE_NODE = re.compile(r"(?i)((?:node|host|worker|compute|nid|gpu)[-_]?[a-z0-9-]{0,40}?\d{1,6})(?![0-9])")
-_KERNEL_FILE = re.compile(r"(?i)dmesg|kern(?:el)?[-_.]|syslog|journal|messages")
-_TORCHRUN_LOG_DIR = re.compile(r"attempt_\d{1,6}/(\d{1,7})/(?:stdout|stderr|error)\.(?:log|txt|json)$")
-
-
-def parse_source_name(name: str) -> Origin:
-    """The node, rank and kind a file's path carries: rank17.log, logs/node02/rank9.txt,
-    trainer-worker-2.log, node03-dmesg.txt, <run>/attempt_0/3/stderr.log (torchrun --log-dir)."""
-    path = name.replace("\\", "/")
-    base = path.rsplit("/", 1)[-1]
-    rank = node = local = None
-    if m := _FILE_RANK.search(base) or _FILE_RANK.search(path):
-        rank = int(m.group(1))
-    if m := _POD_NAME.search(base) or _POD_NAME.search(path):
-        node = m.group(0)
-    elif m := _FILE_NODE.search(base) or _FILE_NODE.search(path):
-        node = m.group(1)
-    if rank is None and (m := _TORCHRUN_LOG_DIR.search(path)):
-        local = int(m.group(1))
-    return Origin(source=name, node=node, rank=rank, local_rank=local, kernel=bool(_KERNEL_FILE.search(base)))
-
-
-def node_key(node: str) -> str:
-    """A host name as compared across sources: lower case, without its domain (an IP stays whole)."""
-    node = node.lower()
-    if node.replace(".", "").isdigit() or ":" in node:
-        return node
-    return node.split(".", 1)[0]
-
-
-def same_node(a: str | None, b: str | None) -> bool:
-    """Two names for one machine: equal hosts, or a pod and the short name a file gives it
-    ("trainer-worker-2" and "worker-2")."""
-    if not a or not b:
-        return False
-    a, b = node_key(a), node_key(b)
-    return a == b or a.endswith("-" + b) or b.endswith("-" + a)

@@ -23,14 +23,10 @@ try:  # optional accelerator: degrade to RE2 when the wheel is missing
 
     HAVE_HYPERSCAN = True
 except ImportError:  # pragma: no cover - exercised by the RE2 tests with force_re2
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
     HAVE_HYPERSCAN = False
 
 CHUNK_BYTES = 8 << 20  # scan large inputs in line-aligned chunks: bounded memory
-
-
-class HyperscanPatternError(ValueError):
-    """A pattern that RE2 accepts but Hyperscan cannot compile."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,9 @@ def hyperscan_rejects(pattern: str) -> str | None:
         return None
     try:
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=[line_mode(pattern).encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY])
+        db.compile(
+            expressions=[line_mode(pattern).encode()], ids=[0], flags=[hyperscan.HS_FLAG_ALLOWEMPTY]
+        )
     except hyperscan.error as exc:
         return str(exc)
     return None
@@ -70,36 +68,51 @@ def iter_line_chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[bytes]:
 class MultiScanner:
     """Scan text for many patterns in one pass."""
 
-    def __init__(self, patterns: Sequence[str], *, force_re2: bool = False, cache_dir: Path | None = None):
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        *,
+        force_re2: bool = False,
+        cache_dir: Path | None = None,
+        chunk_bytes: int = CHUNK_BYTES,
+    ):
         self.patterns = list(patterns)
+        self.chunk_bytes = chunk_bytes
         self.cache_dir = cache_dir  # compiled Hyperscan databases are kept here between runs
         self.engine = "hyperscan" if HAVE_HYPERSCAN and not force_re2 else "re2"
         self._regexes = [compile_linear(p) for p in self.patterns]  # also validates
         self._dbs: dict[bool, object] = {}
         self._db_lock = threading.Lock()
-        self._local = threading.local()  # Hyperscan scratch per thread: one scratch serves one scan at a time
+        # Hyperscan scratch per thread: one scratch serves one scan at a time
+        self._local = threading.local()
         if self.engine == "re2":
             self._set = None
             if self.patterns:
                 self._set = _re2_set(self.patterns)
 
-    def _hs_db(self, first_only: bool):
+    def _hs_db(self, first_only: bool) -> Any:
         with self._db_lock:  # compiled once even when the first scans race
             return self._hs_db_locked(first_only)
 
-    def _hs_db_locked(self, first_only: bool):
+    def _hs_db_locked(self, first_only: bool) -> Any:
         if first_only not in self._dbs:
             flag = hyperscan.HS_FLAG_ALLOWEMPTY
             if first_only:
                 flag |= hyperscan.HS_FLAG_SINGLEMATCH
             expressions = [line_mode(p).encode() for p in self.patterns]
 
-            def build():
+            def build() -> Any:
                 db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=[flag] * len(expressions))
+                db.compile(
+                    expressions=expressions,
+                    ids=list(range(len(expressions))),
+                    flags=[flag] * len(expressions),
+                )
                 return db
 
-            self._dbs[first_only] = load_or_build(self.cache_dir, b"\0".join(expressions) + f"|{flag}".encode(), build)
+            self._dbs[first_only] = load_or_build(
+                self.cache_dir, b"\0".join(expressions) + f"|{flag}".encode(), build
+            )
         return self._dbs[first_only]
 
     def scan(self, text: str | bytes, *, first_only: bool = False) -> list[Match]:
@@ -110,7 +123,7 @@ class MultiScanner:
         data = text.encode("utf-8", "replace") if isinstance(text, str) else text
         found: dict[tuple[int, int], None] = {}
         line_base = 0
-        for chunk in iter_line_chunks(data):
+        for chunk in iter_line_chunks(data, self.chunk_bytes):
             for pattern, line in self._scan_chunk(chunk, first_only):
                 found.setdefault((pattern, line_base + line), None)
             if len(chunk) < len(data):  # more chunks follow: carry the line count
@@ -118,15 +131,21 @@ class MultiScanner:
         matches = [Match(p, line) for p, line in found]
         matches.sort(key=lambda m: (m.line, m.pattern))
         if first_only:
-            seen: set[int] = set()
-            matches = [m for m in matches if not (m.pattern in seen or seen.add(m.pattern))]
+            first: dict[int, Match] = {}  # each pattern's first match, in line order
+            for m in matches:
+                first.setdefault(m.pattern, m)
+            matches = list(first.values())
         return matches
 
-    def new_scratch(self):
+    def new_scratch(self) -> Any:
         """Hyperscan scratch space for one thread (concurrent scans must not share one)."""
-        return hyperscan.Scratch(self._hs_db(False)) if self.engine == "hyperscan" and self.patterns else None
+        return (
+            hyperscan.Scratch(self._hs_db(False))
+            if self.engine == "hyperscan" and self.patterns
+            else None
+        )
 
-    def _thread_scratch(self, first_only: bool):
+    def _thread_scratch(self, first_only: bool) -> Any:
         """This thread's scratch for the database: never the database's shared default one."""
         scratches = getattr(self._local, "scratches", None)
         if scratches is None:
@@ -135,7 +154,9 @@ class MultiScanner:
             scratches[first_only] = hyperscan.Scratch(self._hs_db(first_only))
         return scratches[first_only]
 
-    def scan_offsets(self, data, *, first_only: bool = False, scratch=None) -> list[tuple[int, int]]:
+    def scan_offsets(
+        self, data: Any, *, first_only: bool = False, scratch: Any = None
+    ) -> list[tuple[int, int]]:
         """(pattern, end offset) pairs over any bytes-like `data`: for callers that stream chunks
         and need line numbers only for the few hits."""
         if not self.patterns:
@@ -149,7 +170,9 @@ class MultiScanner:
             )
             return out
         chunk = bytes(data)
-        hits = (self._set.Match(chunk) if self._set is not None else None) or []  # Match gives None for none
+        hits = (
+            self._set.Match(chunk) if self._set is not None else None
+        ) or []  # Match gives None for none
         offsets: list[tuple[int, int]] = []
         for pid in hits:
             for m in self._regexes[pid].finditer(chunk):
@@ -166,15 +189,17 @@ class MultiScanner:
         ids = np.fromiter((e[0] for e in ends), dtype=np.int64, count=len(ends))
         offs = np.fromiter((max(e[1] - 1, 0) for e in ends), dtype=np.int64, count=len(ends))
         lines = np.searchsorted(newlines, offs, side="left") + 1
-        return zip(ids.tolist(), lines.tolist())
+        return zip(ids.tolist(), lines.tolist(), strict=False)
 
 
-def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
+def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]) -> Any:
     """A Hyperscan database from the on-disk cache (keyed by `key` and the Hyperscan version), or
-    built by `build` and cached: compiling takes tenths of a second to seconds, loading milliseconds."""
+    built by `build` and cached: compiling takes tenths of a second to seconds, loading
+    milliseconds."""
     path = None
     if cache_dir is not None:
-        digest = hashlib.sha256(key + f"|{hyperscan.__version__}".encode()).hexdigest()[:24]
+        version = hyperscan.__version__  # type: ignore[attr-defined]
+        digest = hashlib.sha256(key + f"|{version}".encode()).hexdigest()[:24]
         path = cache_dir / f"hyperscan-{digest}.db"
     db = _load_db(path) if path is not None else None
     if db is None:
@@ -184,7 +209,7 @@ def load_or_build(cache_dir: Path | None, key: bytes, build: Callable[[], Any]):
     return db
 
 
-def _load_db(path: Path):
+def _load_db(path: Path) -> Any:
     try:
         db = hyperscan.loadb(path.read_bytes(), mode=hyperscan.HS_MODE_BLOCK)
         db.scratch = hyperscan.Scratch(db)  # a deserialized database comes without one
@@ -193,7 +218,7 @@ def _load_db(path: Path):
         return None  # absent, or written by another Hyperscan build: compile afresh
 
 
-def _save_db(path: Path, db) -> None:
+def _save_db(path: Path, db: Any) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -203,7 +228,7 @@ def _save_db(path: Path, db) -> None:
         pass  # a read-only cache only costs the compile time
 
 
-def _re2_set(patterns: Sequence[str]):
+def _re2_set(patterns: Sequence[str]) -> Any:
     import re2
 
     options = re2.Options()

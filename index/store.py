@@ -1,7 +1,8 @@
 """The on-disk index: a directory with manifest.json, faiss.index and the ONNX encoder (no pickles).
 
 The manifest records the format version, the embedding model id and dimension, the KB digest, the
-entry ids and the ONNX encoder (file, sha256, export settings, agreement with sentence-transformers).
+entry ids and the ONNX encoder (file, sha256, export settings, agreement with
+sentence-transformers).
 An index whose KB, model or ONNX file differs is stale and is rebuilt, never used.
 
 Both encoders (sentence-transformers and ONNX Runtime) run the same model, so the vectors do not
@@ -19,7 +20,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,13 +32,12 @@ from index.dense import DenseIndex, dense_texts
 from index.embed import (
     EXPORTED_DIR,
     Embedder,
-    EncoderDisagreementError,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
-    TorchMissingError,
     file_sha256,
     torch_available,
 )
+from kb.errors import EncoderDisagreementError, IndexFormatError, TorchMissingError
 from kb.load import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -51,10 +51,6 @@ AGREEMENT = 0.999  # least cosine between the two encoders' vectors of one text
 Progress = Callable[[int, int], None]  # (done, total)
 
 
-class IndexFormatError(RuntimeError):
-    """The index directory is unreadable or was written by an incompatible version."""
-
-
 @dataclass(frozen=True)
 class Manifest:
     format: int
@@ -66,7 +62,8 @@ class Manifest:
     vector_kinds: list[str]
     vector_hashes: list[str]  # sha1 of each embedded text: a rebuild re-embeds only what changed
     built_seconds: float
-    # {"source": "exported"|"model-dir", "path", "sha256", "stat", "export", "agreement", "model"} or None
+    # {"source": "exported"|"model-dir", "path", "sha256", "stat", "export", "agreement", "model"}
+    # or None
     onnx: dict | None = None
 
     @classmethod
@@ -122,9 +119,9 @@ def _stat_key(path: Path) -> list[int]:
 
 
 def onnx_digest(path: Path, record: dict | None = None) -> str:
-    """sha256 of the ONNX file. Hashing 90 MB costs ~0.4 s, too much for every cold start, so (as git
-    does for its index) the recorded digest stands while size, mtime and inode are the recorded ones;
-    any write to the file changes its mtime and forces a real hash."""
+    """sha256 of the ONNX file. Hashing 90 MB costs ~0.4 s, too much for every cold start, so (as
+    git does for its index) the recorded digest stands while size, mtime and inode are the recorded
+    ones; any write to the file changes its mtime and forces a real hash."""
     if record is not None and record.get("stat") == _stat_key(path):
         return record["sha256"]
     return file_sha256(path)
@@ -134,14 +131,17 @@ def _text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def _reusable_vectors(directory: Path, embedder_id: str, onnx: dict | None) -> dict[str, np.ndarray]:
+def _reusable_vectors(
+    directory: Path, embedder_id: str, onnx: dict | None
+) -> dict[str, np.ndarray]:
     """Vectors of the previous index, by text hash, when it was built with the same model and its
     texts were checked against the same ONNX file (same bytes, same place)."""
     try:
         manifest, dense = load(directory)
     except (IndexFormatError, TypeError):
         return {}
-    def same_file(record: dict | None):
+
+    def same_file(record: dict | None) -> tuple[str, str] | None:
         return (record["sha256"], record["path"]) if record else None
 
     if (
@@ -151,11 +151,11 @@ def _reusable_vectors(directory: Path, embedder_id: str, onnx: dict | None) -> d
     ):
         return {}
     vectors = dense.index.reconstruct_n(0, dense.index.ntotal)
-    return dict(zip(manifest.vector_hashes, vectors))
+    return dict(zip(manifest.vector_hashes, vectors, strict=False))
 
 
 @contextmanager
-def _build_lock(directory: Path):
+def _build_lock(directory: Path) -> Iterator[None]:
     """One builder at a time per index directory (several processes may find it stale at once)."""
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / f".{directory.name}.lock", "w") as handle:
@@ -167,17 +167,25 @@ def _build_lock(directory: Path):
 
 
 def build(
-    directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None = None, *, force: bool = False
+    directory: Path,
+    kb: KnowledgeBase,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    *,
+    force: bool = False,
 ) -> Manifest:
     """Embed every entry view (reusing the vectors of unchanged texts) and write the index
     atomically (temp dir, then rename)."""
     with _build_lock(directory):
-        if not force and staleness(directory, kb, embedder) is None:  # another process just built it
+        # another process just built it
+        if not force and staleness(directory, kb, embedder) is None:
             return Manifest.read(directory)
         return _build(directory, kb, embedder, progress)
 
 
-def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None) -> Manifest:
+def _build(
+    directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Progress | None
+) -> Manifest:
     started = time.perf_counter()
     texts = dense_texts(kb.entries)
     hashes = [_text_hash(t.text) for t in texts]
@@ -186,29 +194,30 @@ def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Pro
     try:
         onnx, record = _onnx_encoder(directory, staging, embedder)
         primary, other = _encoder_pair(embedder, onnx)
-        known = (
-            _reusable_vectors(directory, embedder.id, record)
-            if directory.exists()
-            else {}
-        )
-        todo = sorted({h: t.text for h, t in zip(hashes, texts) if h not in known}.items())
+        known = _reusable_vectors(directory, embedder.id, record) if directory.exists() else {}
+        pending = {h: t.text for h, t in zip(hashes, texts, strict=False) if h not in known}
+        todo = sorted(pending.items())
         worst = (1.0, "")
         for start in range(0, len(todo), BATCH):
             batch = [text for _, text in todo[start : start + BATCH]]
             vectors = primary.embed(batch)
             if other is not None:
                 # a broken encoder may give NaN, which compares false to everything: count it as -1
-                cosines = np.nan_to_num(np.einsum("ij,ij->i", vectors, other.embed(batch)), nan=-1.0)
+                cosines = np.nan_to_num(
+                    np.einsum("ij,ij->i", vectors, other.embed(batch)), nan=-1.0
+                )
                 k = int(np.argmin(cosines))
                 worst = min(worst, (float(cosines[k]), batch[k]))
-            for (h, _), vector in zip(todo[start : start + BATCH], vectors):
+            for (h, _), vector in zip(todo[start : start + BATCH], vectors, strict=False):
                 known[h] = vector
             if progress:
                 progress(min(start + BATCH, len(todo)), len(todo))
         if worst[0] < AGREEMENT:
             raise EncoderDisagreementError(
-                f"the ONNX and sentence-transformers encoders disagree (cosine {worst[0]:.4f} < {AGREEMENT} on "
-                f"{worst[1][:80]!r}): the index was not published; rebuild with --force to re-export "
+                f"the ONNX and sentence-transformers encoders disagree (cosine {worst[0]:.4f} "
+                f"< {AGREEMENT} on "
+                f"{worst[1][:80]!r}): the index was not published; rebuild with --force to "
+                "re-export "
                 f"or set TRAINDOC_EMBEDDER=torch"
             )
         if record is not None:
@@ -252,7 +261,9 @@ def _build(directory: Path, kb: KnowledgeBase, embedder: Embedder, progress: Pro
     return manifest
 
 
-def _onnx_encoder(directory: Path, staging: Path, embedder: Embedder) -> tuple[OnnxEmbedder | None, dict | None]:
+def _onnx_encoder(
+    directory: Path, staging: Path, embedder: Embedder
+) -> tuple[OnnxEmbedder | None, dict | None]:
     """The ONNX encoder the new index is published with, and its manifest record: the model
     directory's own ONNX file as is; else the previous index's export when it is intact; else a
     fresh export into the staging directory (needs torch). None when the export is impossible and
@@ -277,7 +288,7 @@ def _onnx_encoder(directory: Path, staging: Path, embedder: Embedder) -> tuple[O
         from index import onnx_export
 
         try:
-            settings = onnx_export.export_once(source, embedder.id, target)
+            settings = onnx_export.export_once(source or "", embedder.id, target)
         except Exception as exc:
             if isinstance(embedder, OnnxEmbedder) or isinstance(exc, TorchMissingError):
                 raise
@@ -286,7 +297,9 @@ def _onnx_encoder(directory: Path, staging: Path, embedder: Embedder) -> tuple[O
         record = {"source": "exported", "model": embedder.id, "export": settings}
     onnx = OnnxEmbedder(target, embedder.id, model_source=source)
     path = onnx.onnx_file
-    record.update(path=str(path.relative_to(staging)), sha256=file_sha256(path), stat=_stat_key(path))
+    record.update(
+        path=str(path.relative_to(staging)), sha256=file_sha256(path), stat=_stat_key(path)
+    )
     return onnx, record
 
 
@@ -311,16 +324,22 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def _encoder_pair(embedder: Embedder, onnx: OnnxEmbedder | None) -> tuple[Embedder, Embedder | None]:
+def _encoder_pair(
+    embedder: Embedder, onnx: OnnxEmbedder | None
+) -> tuple[Embedder, Embedder | None]:
     """(the encoder whose vectors are stored, the one they are checked against). The configured
-    encoder computes the vectors (its staged copy for an exported ONNX file); sentence-transformers is
-    the reference when torch is installed; without torch an ONNX file is trusted as checked before."""
+    encoder computes the vectors (its staged copy for an exported ONNX file); sentence-transformers
+    is the reference when torch is installed; without torch an ONNX file is trusted as checked
+    before."""
     if not isinstance(embedder, OnnxEmbedder):
         return embedder, onnx
     if onnx is None:
         raise AssertionError("an ONNX encoder always has its ONNX file")
     if not torch_available():
-        log.warning("torch is not installed: the ONNX encoder is not re-checked against sentence-transformers")
+        log.warning(
+            "torch is not installed: the ONNX encoder is not re-checked against "
+            "sentence-transformers"
+        )
         return onnx, None
     return onnx, SentenceTransformerEmbedder(embedder.model_source, embedder.id)
 

@@ -1,1 +1,2 @@
-"""The failure encyclopedia: entry schema, loader and static checks (imports nothing of index/ or bot/)."""
+"""The failure encyclopedia: entry schema, loader and static checks (imports nothing of index/ or
+bot/)."""

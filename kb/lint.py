@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kb.load import KBLoadError, KnowledgeBase, load_kb
 from kb.patterns import PatternError, compile_linear
@@ -76,13 +77,16 @@ class HealthyLog:
 
 
 def healthy_logs(directory: Path = HEALTHY_DIR) -> list[HealthyLog]:
-    """The healthy-log corpus: logs of runs that went fine, composed in the printing software's format."""
+    """The healthy-log corpus: logs of runs that went fine, composed in the printing software's
+    format."""
     if not directory.is_dir():
         return []
-    return [HealthyLog(p.name, p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.log"))]
+    return [
+        HealthyLog(p.name, p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.log"))
+    ]
 
 
-def _compiled(pattern: str):
+def _compiled(pattern: str) -> Any:
     try:
         return compile_linear(pattern)
     except PatternError:
@@ -108,7 +112,8 @@ def healthy_problems(kb: KnowledgeBase, logs: list[HealthyLog]) -> list[str]:
                 if match is not None:
                     line = log.text.count("\n", 0, match.start()) + 1
                     problems.append(
-                        f"{entry.id}: strong fingerprint {pattern!r} matches healthy log {log.name} line {line} "
+                        f"{entry.id}: strong fingerprint {pattern!r} matches healthy "
+                        f"log {log.name} line {line} "
                         "(a line healthy runs print is at most supporting)"
                     )
                     break
@@ -144,7 +149,8 @@ def cross_entry_problems(kb: KnowledgeBase) -> list[str]:
                 if hits and not gated_out(a, sample):
                     problems.append(
                         f"{a.id}: strong fingerprint {hits[0]!r} matches sample {k + 1} of {b.id} "
-                        "(gate it with requires/excludes, demote it to supporting, or mark the follow-on entry collateral)"
+                        "(gate it with requires/excludes, demote it to supporting, or mark the "
+                        "follow-on entry collateral)"
                     )
     return problems
 

@@ -10,22 +10,16 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from kb.errors import KBLoadError
 from kb.schema import Entry
 
 BUNDLED_ENTRIES = Path(__file__).parent / "entries"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~5x faster cold start
-
-
-class KBLoadError(Exception):
-    """One or more entry files could not be read or validated."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -41,7 +35,7 @@ class KnowledgeBase:
         return [entry.id for entry in self.entries]
 
     def file_of(self, entry_id: str) -> Path | None:
-        for entry, path in zip(self.entries, self.files):
+        for entry, path in zip(self.entries, self.files, strict=False):
             if entry.id == entry_id:
                 return path
         return None
@@ -59,18 +53,22 @@ def load_entry(path: Path) -> Entry:
     if entry.id != path.stem:
         raise ValueError(f"id {entry.id!r} differs from the file stem {path.stem!r}")
     if entry.category != path.parent.name:
-        raise ValueError(f"category {entry.category!r} differs from its folder {path.parent.name!r}")
+        raise ValueError(
+            f"category {entry.category!r} differs from its folder {path.parent.name!r}"
+        )
     return entry
 
 
-def _read_tree(root: Path, digest, problems: list[str], tag: str) -> list[tuple[Entry, Path]]:
+def _read_tree(root: Path, digest: Any, problems: list[str], tag: str) -> list[tuple[Entry, Path]]:
     if not root.is_dir():
         problems.append(f"{root}: not a directory of entries")
         return []
     loaded: list[tuple[Entry, Path]] = []
     for path in entry_files(root):
         raw = path.read_bytes()
-        digest.update(tag.encode() + path.relative_to(root).as_posix().encode() + b"\0" + raw + b"\0")
+        digest.update(
+            tag.encode() + path.relative_to(root).as_posix().encode() + b"\0" + raw + b"\0"
+        )
         try:
             loaded.append((load_entry(path), path))
         except ValidationError as exc:
@@ -82,7 +80,9 @@ def _read_tree(root: Path, digest, problems: list[str], tag: str) -> list[tuple[
     return loaded
 
 
-def _merge(base: list[tuple[Entry, Path]], team: list[tuple[Entry, Path]], problems: list[str]) -> list[tuple[Entry, Path]]:
+def _merge(
+    base: list[tuple[Entry, Path]], team: list[tuple[Entry, Path]], problems: list[str]
+) -> list[tuple[Entry, Path]]:
     """Team entries join the base ones; an `overrides` replaces the bundled entry it names and
     siblings that pointed at the replaced id follow it."""
     merged = {entry.id: (entry, path) for entry, path in base}
@@ -91,24 +91,42 @@ def _merge(base: list[tuple[Entry, Path]], team: list[tuple[Entry, Path]], probl
     for entry, path in team:
         if entry.overrides is not None:
             if entry.overrides not in base_ids:
-                problems.append(f"{path}: overrides {entry.overrides!r}, which is not a bundled entry")
+                problems.append(
+                    f"{path}: overrides {entry.overrides!r}, which is not a bundled entry"
+                )
                 continue
             merged.pop(entry.overrides, None)
             renamed[entry.overrides] = entry.id
         if entry.id in merged:
-            problems.append(f"duplicate id {entry.id}: {merged[entry.id][1]} and {path} (a team entry may declare `overrides: {entry.id}`)")
+            problems.append(
+                f"duplicate id {entry.id}: {merged[entry.id][1]} and {path} (a team entry may "
+                f"declare `overrides: {entry.id}`)"
+            )
             continue
         merged[entry.id] = (entry, path)
     if not renamed:
         return list(merged.values())
     out: list[tuple[Entry, Path]] = []
     for entry, path in merged.values():
-        siblings = tuple(dict.fromkeys(renamed.get(s, s) for s in entry.siblings if renamed.get(s, s) != entry.id))
-        out.append((entry.model_copy(update={"siblings": siblings}) if siblings != entry.siblings else entry, path))
+        siblings = tuple(
+            dict.fromkeys(
+                renamed.get(s, s) for s in entry.siblings if renamed.get(s, s) != entry.id
+            )
+        )
+        out.append(
+            (
+                entry.model_copy(update={"siblings": siblings})
+                if siblings != entry.siblings
+                else entry,
+                path,
+            )
+        )
     return out
 
 
-def load_kb(root: Path | None = None, *, extra: Sequence[Path] = (), lenient: bool = False) -> KnowledgeBase:
+def load_kb(
+    root: Path | None = None, *, extra: Sequence[Path] = (), lenient: bool = False
+) -> KnowledgeBase:
     """All entries under `root` (default: the bundled ones) plus the team trees in `extra`. Any
     broken file raises KBLoadError, unless `lenient`, where broken files are left out (authors
     checking work in progress)."""
@@ -130,4 +148,6 @@ def load_kb(root: Path | None = None, *, extra: Sequence[Path] = (), lenient: bo
         loaded = _merge(loaded, team, problems)
     if problems and not lenient:
         raise KBLoadError(problems)
-    return KnowledgeBase(tuple(e for e, _ in loaded), digest.hexdigest(), tuple(p for _, p in loaded))
+    return KnowledgeBase(
+        tuple(e for e, _ in loaded), digest.hexdigest(), tuple(p for _, p in loaded)
+    )

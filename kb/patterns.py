@@ -1,10 +1,13 @@
-"""Compile fingerprint regexes in the linear-time engine (google-re2), the one dialect the KB allows."""
+"""Compile fingerprint regexes in the linear-time engine (google-re2), the one dialect the KB
+allows."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import re2
+
+from kb.errors import PatternError
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # enough for long alternations; RE2 falls back to NFA, never backtracks
@@ -14,10 +17,6 @@ _OPTIONS.log_errors = False
 def line_mode(pattern: str) -> str:
     """Fingerprints describe log lines: ^ and $ anchor at line boundaries in every engine."""
     return "(?m)" + pattern
-
-
-class PatternError(ValueError):
-    """A regex the linear-time engine refuses."""
 
 
 @lru_cache(maxsize=4096)

@@ -81,7 +81,8 @@ class Entry(_Frozen):
     samples: tuple[str, ...] = Field(min_length=2)
     questions: tuple[str, ...] = Field(min_length=1)
     when_it_matters: tuple[str, ...] = ()
-    # A team's own entry (TRAINDOC_KB_EXTRA) may replace a bundled one: it names the bundled id here.
+    # A team's own entry (TRAINDOC_KB_EXTRA) may replace a bundled one: it names the bundled id
+    # here.
     overrides: str | None = Field(default=None, pattern=ID_PATTERN)
 
     @model_validator(mode="after")

@@ -1,4 +1,9 @@
-"""Shared fixtures: one real embedding model per session, small composed knowledge bases."""
+"""Shared fixtures: one real embedding model per session, small composed knowledge bases.
+
+Tiers: a test that needs the embedding model (through the fixtures in MODEL_FIXTURES) is marked
+`model` here; tests that write big files or run for seconds carry `slow` themselves. The fast inner
+loop is `pytest -m "not slow and not model"`.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.kbfactory import FIXTURE_ENTRIES, write_kb
+from tests.fakes.kbfactory import FIXTURE_ENTRIES, write_kb
+
+
+# Fixtures that load all-MiniLM-L6-v2 (or build an index with it), directly or through the CLI.
+MODEL_FIXTURES = frozenset({"embedder", "fixture_engine", "bundled_engine", "engine", "cli"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & MODEL_FIXTURES and not _uses_fake_engine(item):
+            item.add_marker(pytest.mark.model)
+
+
+def _uses_fake_engine(item: pytest.Item) -> bool:
+    """The `engine` fixture of some modules is a FakeEngine: no model there."""
+    fixture_defs = getattr(item, "_fixtureinfo", None)
+    defs = fixture_defs.name2fixturedefs.get("engine", ()) if fixture_defs else ()
+    return bool(defs) and all("FakeEngine" in str(getattr(d.func, "__annotations__", {}).get("return", "")) for d in defs)
 
 
 @pytest.fixture(scope="session")

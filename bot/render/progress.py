@@ -13,6 +13,7 @@ from rich.progress import (
     DownloadColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TransferSpeedColumn,
@@ -26,8 +27,8 @@ class _Bar:
         self._progress, self._task = progress, task
 
     def advance(self, nbytes: int) -> None:
-        if self._progress is not None:
-            self._progress.advance(self._task, nbytes)
+        if self._progress is not None and self._task is not None:
+            self._progress.advance(TaskID(self._task), nbytes)
 
 
 def shown(console: Console, total_bytes: int) -> bool:
@@ -52,6 +53,8 @@ def busy(console: Console, total_bytes: int, what: str) -> Iterator[None]:
     if not shown(console, total_bytes):
         yield
         return
-    with Progress(SpinnerColumn(), TextColumn(what), TimeElapsedColumn(), console=console, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(), TextColumn(what), TimeElapsedColumn(), console=console, transient=True
+    ) as progress:
         progress.add_task(what, total=None)
         yield

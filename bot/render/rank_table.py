@@ -1,5 +1,6 @@
 """The compact rank table of a triage: the initiating rank first, then ranks grouped by what they
-reported ("63 ranks: watchdog timeout on ALLREDUCE SeqNum 8812"), then the ranks that logged nothing."""
+reported ("63 ranks: watchdog timeout on ALLREDUCE SeqNum 8812"), then the ranks that logged
+nothing."""
 
 from __future__ import annotations
 
@@ -8,37 +9,9 @@ import re
 from rich.table import Table
 from rich.text import Text
 
+from bot.kinds import LABEL
 from bot.model import CollateralGroup, Triage
 from bot.render.text import location
-
-KIND_LABEL = {
-    "watchdog-timeout": "watchdog timeout",
-    "remote-error": "NCCL remote error (peer exited)",
-    "nccl-aborted": "NCCL communicator aborted",
-    "store-error": "TCPStore connection lost",
-    "heartbeat": "NCCL heartbeat monitor kill",
-    "sigterm": "stopped by the launcher (SIGTERM)",
-    "elastic": "reported failed by torchrun",
-    "dump-signal": "told to dump NCCL state",
-    "watchdog-status": "NCCL watchdog failure",
-    "desync": "collective desync report",
-    "oom": "CUDA out of memory",
-    "xid": "GPU Xid error",
-    "ecc": "uncorrectable ECC error",
-    "illegal-memory-access": "illegal memory access",
-    "device-assert": "device-side assert",
-    "dataloader": "DataLoader worker died",
-    "io": "file I/O error",
-    "host-oom": "killed by the host OOM killer",
-    "segfault": "segmentation fault",
-    "cuda-error": "CUDA error",
-    "network": "network error",
-    "exception": "exception",
-    "stalled": "never reached the collective",
-    "checkpoint": "still saving a checkpoint",
-    "silent": "logged nothing",
-}
-
 
 _XID = re.compile(r"Xid \(PCI:[^)]*\): (\d+)")
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception)): ")
@@ -52,7 +25,7 @@ def initiator_label(kind: str, text: str) -> str:
         return m.group(1)
     if kind == "desync":
         return "waited in a different collective"
-    return KIND_LABEL.get(kind, kind)
+    return LABEL.get(kind, kind)
 
 
 def rank_ranges(ranks: tuple[int, ...] | list[int]) -> str:
@@ -70,7 +43,7 @@ def rank_ranges(ranks: tuple[int, ...] | list[int]) -> str:
 
 
 def group_label(group: CollateralGroup) -> str:
-    label = KIND_LABEL.get(group.kind, group.kind)
+    label = LABEL.get(group.kind, group.kind)
     if group.kind == "watchdog-timeout" and group.detail:
         return f"{label} on {group.detail}"
     return label
@@ -90,16 +63,31 @@ def rank_table(triage: Triage) -> Table:
         who = f"rank {init.rank}" if init.rank is not None else "unattributed"
         where = f" on {init.node}" if init.node else ""
         when = f", {init.timestamp}" if init.timestamp else ""
-        what = Text(f"{initiator_label(init.kind, init.text)} ({location(init.file, init.line)}{when})", style="bold red")
+        what = Text(
+            f"{initiator_label(init.kind, init.text)} ({location(init.file, init.line)}{when})",
+            style="bold red",
+        )
         if init.reason:
             what.append(f" · {init.reason}", style="dim")
         table.add_row(Text(f"{who}{where}", style="bold red"), what, "initiator")
     elif triage.no_single_initiator:
-        table.add_row(Text("no single initiator", style="bold yellow"), Text(triage.summary, style="yellow"), "")
+        table.add_row(
+            Text("no single initiator", style="bold yellow"),
+            Text(triage.summary, style="yellow"),
+            "",
+        )
     for group in triage.failing_groups:
-        table.add_row(_count(len(group.ranks)), Text(f"own error: {group_label(group)}", style="red"), rank_ranges(group.ranks))
+        table.add_row(
+            _count(len(group.ranks)),
+            Text(f"own error: {group_label(group)}", style="red"),
+            rank_ranges(group.ranks),
+        )
     for group in triage.collateral_groups:
         table.add_row(_count(len(group.ranks)), group_label(group), rank_ranges(group.ranks))
     if triage.silent_ranks:
-        table.add_row(_count(len(triage.silent_ranks)), Text("logged nothing", style="dim"), rank_ranges(triage.silent_ranks))
+        table.add_row(
+            _count(len(triage.silent_ranks)),
+            Text("logged nothing", style="dim"),
+            rank_ranges(triage.silent_ranks),
+        )
     return table

@@ -10,7 +10,6 @@ from typing import Any
 
 MAX_BLOCKS_MESSAGE = 50
 MAX_BLOCKS_HOME = 100
-MAX_BLOCKS_MODAL = 100
 MAX_SECTION_TEXT = 3000
 MAX_HEADER_TEXT = 150
 MAX_CONTEXT_ELEMENTS = 10
@@ -25,7 +24,6 @@ MAX_OPTION_VALUE = 150
 MAX_OPTIONS = 100
 MAX_FALLBACK_TEXT = 4000  # chat.postMessage truncates `text` beyond 40k; keep notifications short
 MAX_PRIVATE_METADATA = 3000
-MAX_MODAL_TITLE = 24
 
 ELLIPSIS = "…"
 
@@ -37,12 +35,12 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)] + ELLIPSIS
 
 
-def clip_lines(lines: Iterable[str], limit: int, *, sep: str = "\n") -> str:
+def clip_lines(lines: Iterable[str], limit: int) -> str:
     """Join whole lines while they fit; mark the cut with an ellipsis line."""
     out: list[str] = []
     used = 0
     for line in lines:
-        cost = len(line) + (len(sep) if out else 0)
+        cost = len(line) + (1 if out else 0)  # the newline before it
         if used + cost > limit - 2:
             if not out:
                 return clip(line, limit)
@@ -50,7 +48,7 @@ def clip_lines(lines: Iterable[str], limit: int, *, sep: str = "\n") -> str:
             break
         out.append(line)
         used += cost
-    return sep.join(out)
+    return "\n".join(out)
 
 
 def code_block(lines: Iterable[str], limit: int = MAX_SECTION_TEXT) -> str:
@@ -59,7 +57,9 @@ def code_block(lines: Iterable[str], limit: int = MAX_SECTION_TEXT) -> str:
     return f"```\n{body}\n```"
 
 
-def fit_blocks(blocks: list[dict[str, Any]], limit: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
+def fit_blocks(
+    blocks: list[dict[str, Any]], limit: int = MAX_BLOCKS_MESSAGE
+) -> list[dict[str, Any]]:
     """At most `limit` blocks; the last ones (actions, context) are kept, the middle is dropped."""
     if len(blocks) <= limit:
         return blocks
@@ -90,7 +90,9 @@ def violations(blocks: list[dict[str, Any]], *, limit: int = MAX_BLOCKS_MESSAGE)
             if not elements or len(elements) > MAX_CONTEXT_ELEMENTS:
                 problems.append(f"{where}: {len(elements)} context elements")
             problems += [
-                f"{where}: context text too long" for e in elements if len(e.get("text", "")) > MAX_CONTEXT_TEXT
+                f"{where}: context text too long"
+                for e in elements
+                if len(e.get("text", "")) > MAX_CONTEXT_TEXT
             ]
         if kind == "actions":
             elements = block.get("elements", [])
@@ -101,7 +103,9 @@ def violations(blocks: list[dict[str, Any]], *, limit: int = MAX_BLOCKS_MESSAGE)
         accessory = block.get("accessory")
         if accessory:
             problems += _element_violations(accessory, where)
-    action_ids = [e.get("action_id") for b in blocks for e in b.get("elements", []) if e.get("action_id")]
+    action_ids = [
+        e.get("action_id") for b in blocks for e in b.get("elements", []) if e.get("action_id")
+    ]
     if len(action_ids) != len(set(action_ids)):
         problems.append("duplicate action_id in one message")
     return problems

@@ -1,4 +1,5 @@
-"""Render a Diagnosis for a terminal with rich: verdict first, evidence under it, fix before background."""
+"""Render a Diagnosis for a terminal with rich: verdict first, evidence under it, fix before
+background."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bot.model import Candidate, Diagnosis
+from bot.model import Diagnosis
+from bot.render.answer_view import AnswerView, answer_view
 from bot.render.text import USER_CODE_TIPS, first_sentences, location
 from kb.schema import Entry
-
-MAX_EVIDENCE_LINES = 4
 
 
 def _numbered(title: str, items: tuple[str, ...], style: str) -> RenderableType:
@@ -24,64 +24,67 @@ def _numbered(title: str, items: tuple[str, ...], style: str) -> RenderableType:
     return body
 
 
-def _evidence(candidate: Candidate) -> Text:
+def _evidence(view: AnswerView) -> Text:
     out = Text()
-    lines = {(hit.file, hit.line): hit for hit in candidate.why.fingerprints}  # several patterns may hit one line
-    for hit in list(lines.values())[:MAX_EVIDENCE_LINES]:
+    assert view.best is not None
+    for hit in view.evidence:
         out.append(f"  {location(hit.file, hit.line)}: ", style="dim")
         out.append(f"{hit.text}\n", style="yellow")
-    if not candidate.why.fingerprints:
+    if not view.best.why.fingerprints:
         out.append("  no fingerprint matched: ranked by text similarity ", style="dim")
-    out.append(f"  lexical {candidate.why.lexical:.2f} · dense {candidate.why.dense:.2f}\n", style="dim")
+    out.append(
+        f"  lexical {view.best.why.lexical:.2f} · dense {view.best.why.dense:.2f}\n", style="dim"
+    )
     return out
 
 
-def _header(diagnosis: Diagnosis, best: Candidate) -> Text:
+def _header(view: AnswerView) -> Text:
+    assert view.best is not None
     head = Text()
-    head.append(best.title, style="bold")
-    head.append(f"   confidence {diagnosis.confidence:.2f}", style="green" if diagnosis.confidence >= 0.8 else "yellow")
-    head.append(f"\n{best.id}", style="dim")
-    if len(diagnosis.results) > 1:
-        runner = diagnosis.results[1]
-        head.append(f" · runner-up: {runner.title} ({runner.confidence:.2f})", style="dim")
+    head.append(view.best.title, style="bold")
+    head.append(
+        f"   confidence {view.confidence:.2f}",
+        style="green" if view.confidence >= 0.8 else "yellow",
+    )
+    head.append(f"\n{view.best.id}", style="dim")
+    if view.runner_up is not None:
+        head.append(
+            f" · runner-up: {view.runner_up.title} ({view.runner_up.confidence:.2f})", style="dim"
+        )
     return head
 
 
-def _triage_line(diagnosis: Diagnosis) -> RenderableType | None:
-    triage = diagnosis.triage
-    if triage is None or not (triage.summary or triage.initiating):
+def _triage_line(view: AnswerView) -> RenderableType | None:
+    if not view.initiating:
         return None
-    text = Text("Initiating: ", style="bold magenta")
-    text.append(triage.summary or triage.initiating.text)
-    if triage.initiating is not None:
-        text.append(f" · first error at {location(triage.initiating.file, triage.initiating.line)}", style="dim")
-    return text
+    return Text.assemble(("Initiating: ", "bold magenta"), view.initiating)
 
 
-def _harmless(diagnosis: Diagnosis) -> Text | None:
-    if not diagnosis.harmless:
+def _harmless(view: AnswerView) -> Text | None:
+    if not view.harmless:
         return None
     text = Text("Also in this log (harmless): ", style="bold dim")
-    text.append(", ".join(c.title for c in diagnosis.harmless[:5]), style="dim")
+    text.append(", ".join(c.title for c in view.harmless), style="dim")
     return text
 
 
-def render_match(diagnosis: Diagnosis) -> RenderableType:
-    best = diagnosis.results[0]
-    entry: Entry = best.entry
-    parts: list[RenderableType] = [_header(diagnosis, best)]
-    if (line := _triage_line(diagnosis)) is not None:
-        parts.append(line)
-    if (harmless := _harmless(diagnosis)) is not None:
-        parts.append(harmless)
-    parts.append(_evidence(best))
+def _context_lines(view: AnswerView) -> list[RenderableType]:
+    """The initiating rank and the folded harmless warnings, when there are any."""
+    return [line for line in (_triage_line(view), _harmless(view)) if line is not None]
+
+
+def render_match(view: AnswerView) -> RenderableType:
+    assert view.best is not None
+    entry: Entry = view.best.entry
+    parts: list[RenderableType] = [_header(view), *_context_lines(view)]
+    parts.append(_evidence(view))
     parts.append(Text.assemble(("Why: ", "bold"), first_sentences(entry.root_cause[0])))
     parts.append(_numbered("Fix:", entry.fix, "bold green"))
     parts.append(_numbered("Confirm:", entry.confirm, "bold cyan"))
     footer = Text()
-    if entry.siblings:
+    if view.siblings:
         footer.append("Siblings: ", style="bold")
-        footer.append(", ".join(entry.siblings) + "\n", style="dim")
+        footer.append(", ".join(view.siblings) + "\n", style="dim")
     footer.append_text(_references(entry))
     parts.append(footer)
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="green")
@@ -95,78 +98,83 @@ def _references(entry: Entry) -> Text:
     return refs
 
 
-def render_abstain(diagnosis: Diagnosis) -> RenderableType:
+def render_abstain(view: AnswerView) -> RenderableType:
+    diagnosis = view.diagnosis
     parts: list[RenderableType] = [
         Text("No confident match", style="bold yellow"),
-        Text(f"({diagnosis.abstain_reason})", style="dim") if diagnosis.abstain_reason else Text(""),
+        Text(f"({diagnosis.abstain_reason})", style="dim")
+        if diagnosis.abstain_reason
+        else Text(""),
     ]
-    if diagnosis.results:
+    if view.nearest:
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         table.add_column("nearest entries")
         table.add_column("conf", justify="right")
         table.add_column("summary")
-        for candidate in diagnosis.results[:3]:
-            table.add_row(candidate.id, f"{candidate.confidence:.2f}", candidate.entry.summary[:110])
+        for candidate in view.nearest:
+            table.add_row(
+                candidate.id, f"{candidate.confidence:.2f}", candidate.entry.summary[:110]
+            )
         parts.append(table)
-    if (line := _triage_line(diagnosis)) is not None:
-        parts.append(line)
-    if (harmless := _harmless(diagnosis)) is not None:
-        parts.append(harmless)
-    parts.append(
-        Padding(
-            Text(
-                "Paste more next: the full traceback with its last exception line, the first error of the "
-                "failing rank (not the later NCCL timeouts), and the versions (torch, NCCL, CUDA, driver).",
-                style="dim",
-            ),
-            (1, 0, 0, 0),
-        )
-    )
+    parts += _context_lines(view)
+    tips = Text("Paste next:", style="bold dim")
+    for tip in view.paste_next:
+        tips.append(f"\n  • {tip}", style="dim")
+    parts.append(Padding(tips, (1, 0, 0, 0)))
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="yellow")
 
 
-def render_benign(diagnosis: Diagnosis) -> RenderableType:
+def render_benign(view: AnswerView) -> RenderableType:
     """A known-harmless warning: never shaped like a root cause."""
-    best = diagnosis.results[0]
-    entry: Entry = best.entry
+    assert view.best is not None
+    entry: Entry = view.best.entry
     head = Text("Harmless: ", style="bold blue")
     head.append(entry.title, style="bold")
     head.append(f"\n{entry.id} · known-harmless warning", style="dim")
     parts: list[RenderableType] = [head]
-    lines = {hit.line: hit for hit in best.why.fingerprints}
-    for hit in list(lines.values())[:MAX_EVIDENCE_LINES]:
-        parts.append(Text.assemble((f"  line {hit.line}: ", "dim"), (hit.text, "yellow")))
+    for hit in view.evidence:
+        parts.append(
+            Text.assemble((f"  {location(hit.file, hit.line)}: ", "dim"), (hit.text, "yellow"))
+        )
     parts.append(Text.assemble(("What it means: ", "bold"), first_sentences(entry.root_cause[0])))
     parts.append(_numbered("When it would matter:", entry.when_it_matters, "bold yellow"))
     parts.append(_numbered("To silence it:", entry.fix, "bold"))
-    if len(diagnosis.results) > 1:
-        parts.append(Text("Also harmless here: " + ", ".join(c.title for c in diagnosis.results[1:5]), style="dim"))
+    if view.also_harmless:
+        parts.append(
+            Text(
+                "Also harmless here: " + ", ".join(c.title for c in view.also_harmless), style="dim"
+            )
+        )
     parts.append(_references(entry))
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="blue")
 
 
-def render_user_code(diagnosis: Diagnosis) -> RenderableType:
-    frame = diagnosis.user_frame
+def render_user_code(view: AnswerView) -> RenderableType:
+    frame = view.user_frame
     assert frame is not None
     head = Text("Looks like a bug in your code: ", style="bold magenta")
     head.append(frame.headline(), style="bold")
     parts: list[RenderableType] = [head, Text(f"  {frame.where} in {frame.function}", style="dim")]
     parts += [Text(f"• {tip}") for tip in USER_CODE_TIPS]
-    if (harmless := _harmless(diagnosis)) is not None:
+    if (harmless := _harmless(view)) is not None:
         parts.append(harmless)
-    if diagnosis.results:
-        parts.append(Text("Not it? Nearest entries: " + ", ".join(c.id for c in diagnosis.results[:3]), style="dim"))
+    if view.nearest:
+        parts.append(
+            Text("Not it? Nearest entries: " + ", ".join(c.id for c in view.nearest), style="dim")
+        )
     return Panel(Group(*parts), title="traindoc", title_align="left", border_style="magenta")
 
 
 def render(diagnosis: Diagnosis) -> RenderableType:
-    if diagnosis.verdict == "match" and diagnosis.results:
-        return render_match(diagnosis)
-    if diagnosis.verdict == "benign" and diagnosis.results:
-        return render_benign(diagnosis)
-    if diagnosis.verdict == "user-code" and diagnosis.user_frame is not None:
-        return render_user_code(diagnosis)
-    return render_abstain(diagnosis)
+    """A diagnosis for the terminal, drawn from the same view as the Slack answer."""
+    view = answer_view(diagnosis)
+    if view.shown == "match":
+        return render_match(view)
+    if view.shown == "benign":
+        return render_benign(view)
+    if view.shown == "user-code":
+        return render_user_code(view)
+    return render_abstain(view)
 
 
 def render_entry(entry: Entry) -> RenderableType:

@@ -46,7 +46,9 @@ def _ephemeral(respond: Respond, message: render.Message) -> None:
 
 
 def make_helpful_listener(deps: Deps) -> Callable[..., None]:
-    def on_helpful(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    def on_helpful(
+        ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+    ) -> None:
         ack()
         value, where = parse_value(action), _where(body)
         deps.store.add_feedback(
@@ -71,30 +73,42 @@ def make_wrong_listener(deps: Deps) -> Callable[..., None]:
         ack()
         value, where = parse_value(action), _where(body)
         top = [(i, e.title) for i in value.get("top", [])[:5] if (e := deps.entry(i)) is not None]
-        metadata = json.dumps({"ref": value.get("ref", ""), "entry": value.get("entry", ""), **where})
-        client.views_open(trigger_id=body["trigger_id"], view=render.render_feedback_modal(top, metadata))
+        metadata = json.dumps(
+            {"ref": value.get("ref", ""), "entry": value.get("entry", ""), **where}
+        )
+        client.views_open(
+            trigger_id=body["trigger_id"], view=render.render_feedback_modal(top, metadata)
+        )
 
     return on_wrong
 
 
 def _selected(values: dict[str, Any], block: str, action: str = "value") -> str:
     element = (values.get(block) or {}).get(action) or {}
-    return ((element.get("selected_option") or {}).get("value") or element.get("value") or "").strip()
+    return (
+        (element.get("selected_option") or {}).get("value") or element.get("value") or ""
+    ).strip()
 
 
 def make_feedback_submission_listener(deps: Deps) -> Callable[..., None]:
-    """The 👎 modal's answer: a candidate, a searched entry, an id typed, or none of these (with words)."""
+    """The 👎 modal's answer: a candidate, a searched entry, an id typed, or none of these
+    (with words)."""
 
     def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         values = (view.get("state") or {}).get("values") or {}
         typed = _selected(values, render.BLOCK_TYPED)
-        correct = _selected(values, render.BLOCK_PICK) or _selected(values, render.BLOCK_SEARCH, render.ACTION_SEARCH_ENTRY)
+        correct = _selected(values, render.BLOCK_PICK) or _selected(
+            values, render.BLOCK_SEARCH, render.ACTION_SEARCH_ENTRY
+        )
         note = redact(typed)[:MAX_FREE_TEXT]
         if not correct and typed:
             entry = deps.entry(typed)
             correct, note = (entry.id, "") if entry else (NONE_OF_THESE, note)
         if not correct:
-            ack(response_action="errors", errors={render.BLOCK_TYPED: "Pick an entry above, or say what it really was here."})
+            ack(
+                response_action="errors",
+                errors={render.BLOCK_TYPED: "Pick an entry above, or say what it really was here."},
+            )
             return
         ack()
         try:
@@ -119,10 +133,15 @@ def make_feedback_submission_listener(deps: Deps) -> Callable[..., None]:
 
 
 def make_entry_search_listener(deps: Deps) -> Callable[..., None]:
-    """Options for the modal's search box (Slack sends what the user typed, at least MIN_SEARCH_CHARS)."""
+    """Options for the modal's search box (Slack sends what the user typed, at least
+    MIN_SEARCH_CHARS)."""
 
     def on_options(ack: Ack, payload: dict[str, Any]) -> None:
-        ack(options=render.render_entry_options(deps.engine.entries(), str(payload.get("value") or "")))
+        ack(
+            options=render.render_entry_options(
+                deps.engine.entries(), str(payload.get("value") or "")
+            )
+        )
 
     return on_options
 
@@ -143,7 +162,9 @@ def make_siblings_listener(deps: Deps) -> Callable[..., None]:
         ack()
         entry = deps.entry(action.get("value") or "")
         if entry is None:
-            _ephemeral(respond, render.render_error("That entry is no longer in the knowledge base."))
+            _ephemeral(
+                respond, render.render_error("That entry is no longer in the knowledge base.")
+            )
             return
         siblings = [s for i in entry.siblings if (s := deps.entry(i)) is not None]
         _ephemeral(respond, render.render_siblings(entry, siblings))
@@ -156,7 +177,9 @@ def make_show_entry_listener(deps: Deps) -> Callable[..., None]:
         ack()
         entry = deps.entry(action.get("value") or "")
         if entry is None:
-            _ephemeral(respond, render.render_error("That entry is no longer in the knowledge base."))
+            _ephemeral(
+                respond, render.render_error("That entry is no longer in the knowledge base.")
+            )
             return
         _ephemeral(respond, render.render_entry(entry, titles=deps.titles()))
 
@@ -166,19 +189,30 @@ def make_show_entry_listener(deps: Deps) -> Callable[..., None]:
 def make_share_listener(deps: Deps) -> Callable[..., None]:
     """Post an ephemeral slash-command answer in the channel, then remove the ephemeral copy."""
 
-    def on_share(ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond) -> None:
+    def on_share(
+        ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond
+    ) -> None:
         ack()
         value, where = parse_value(action), _where(body)
         message = shared_message(deps, value, where)
         if message is None:
-            _ephemeral(respond, render.render_error("This answer is too old to share; run the command again."))
+            _ephemeral(
+                respond,
+                render.render_error("This answer is too old to share; run the command again."),
+            )
             return
         note = render.context(f"Shared by <@{where['user_id']}> via /traindoc")
         try:
-            client.chat_postMessage(channel=where["channel_id"], text=message.text, blocks=[*message.blocks, note])
+            client.chat_postMessage(
+                channel=where["channel_id"], text=message.text, blocks=[*message.blocks, note]
+            )
         except SlackApiError as exc:
             error = exc.response.get("error", "")
-            hint = " Invite me first: `/invite @traindoc`." if error in ("not_in_channel", "channel_not_found") else ""
+            hint = (
+                " Invite me first: `/invite @traindoc`."
+                if error in ("not_in_channel", "channel_not_found")
+                else ""
+            )
             _ephemeral(respond, render.render_error(f"I couldn't post here ({error}).{hint}"))
             return
         respond(delete_original=True)
@@ -186,7 +220,9 @@ def make_share_listener(deps: Deps) -> Callable[..., None]:
     return on_share
 
 
-def shared_message(deps: Deps, value: dict[str, Any], where: dict[str, str]) -> render.Message | None:
+def shared_message(
+    deps: Deps, value: dict[str, Any], where: dict[str, str]
+) -> render.Message | None:
     if value.get("entry"):
         message, _ = answer_query(deps, value["entry"], where)
         return message

@@ -20,8 +20,8 @@ from bot.render import blocks as render
 from bot.settings import Settings
 from bot.slack import actions, commands, home, messages, registry
 from bot.slack.dedup import dedup_middleware
-from bot.slack.identity import FirstEventIdentity
 from bot.slack.deps import Deps, log
+from bot.slack.identity import FirstEventIdentity
 from bot.slack.metrics import Metrics
 from bot.slack.retry import retry_handlers
 from bot.slack.workers import WorkerPool
@@ -29,11 +29,13 @@ from bot.store.base import Store
 
 
 def build_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
-    """The Web API client: bot token, optional other base URL, retries (bot.slack.retry) counted in `metrics`."""
+    """The Web API client: bot token, optional other base URL, retries (bot.slack.retry)
+    counted in `metrics`."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     kwargs: dict[str, Any] = {}
     if settings.slack_api_url:
-        kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"  # WebClient needs the trailing slash
+        # WebClient needs the trailing slash
+        kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"
     return WebClient(
         token=token,
         retry_handlers=retry_handlers(metrics),
@@ -62,7 +64,9 @@ def create_app(
         store = store_from_settings(settings)
     metrics = metrics or Metrics()
     pool = pool or WorkerPool(settings.worker_threads, settings.work_queue_size)
-    downloads = downloads or WorkerPool(settings.download_threads, settings.work_queue_size, name="traindoc-download")
+    downloads = downloads or WorkerPool(
+        settings.download_threads, settings.work_queue_size, name="traindoc-download"
+    )
     deps = Deps(
         settings=settings,
         engine=engine,
@@ -72,15 +76,19 @@ def create_app(
         downloads=downloads,
         slots=threading.BoundedSemaphore(settings.diagnosis_slots),
     )
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
+    secret = (
+        settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
+    )
     app = App(
         client=client or build_client(settings, metrics),
         signing_secret=secret,
         # Socket Mode has no signatures; HTTP mode refuses to start without a secret (serve.py).
         request_verification_enabled=bool(secret),
         token_verification_enabled=False,  # no auth.test at construction time
-        before_authorize=FirstEventIdentity(),  # ...but a failed first auth.test never loses the event
-        # Listeners block on the engine (up to seconds per log): size the pool for concurrent reports.
+        # ...but a failed first auth.test never loses the event
+        before_authorize=FirstEventIdentity(),
+        # Listeners block on the engine (up to seconds per log): size the pool for concurrent
+        # reports.
         listener_executor=ThreadPoolExecutor(
             max_workers=settings.listener_threads, thread_name_prefix="traindoc-listener"
         ),

@@ -9,27 +9,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot.ingest import IngestError, report_from_text
+from bot.ingest import report_from_text
 from bot.render import blocks as render
 from bot.slack.deps import Deps, log_failure
 from bot.slack.records import record_answer
+from kb.errors import InputError
 
 COMMAND = "/traindoc"
 MAX_QUERY_CHARS = 20_000
 
 
 def make_command_listener(deps: Deps) -> Callable[..., None]:
-    def on_command(ack: Callable[..., None], command: dict[str, Any], respond: Callable[..., Any]) -> None:
+    def on_command(
+        ack: Callable[..., None], command: dict[str, Any], respond: Callable[..., Any]
+    ) -> None:
         ack()
         query = (command.get("text") or "").strip()
         try:
             message, share = answer_query(deps, query, command)
-        except IngestError as exc:
+        except InputError as exc:
             respond(response_type="ephemeral", **render.render_help(str(exc)).kwargs())
             return
         except Exception:  # noqa: BLE001 - the user must always get an answer
             log_failure("slash command from %s failed", command.get("user_id"))
-            respond(response_type="ephemeral", **render.render_error("Sorry, I couldn't analyse this.").kwargs())
+            respond(
+                response_type="ephemeral",
+                **render.render_error("Sorry, I couldn't analyse this.").kwargs(),
+            )
             return
         if share is not None:
             message = render.with_share_button(message, share)
@@ -38,7 +44,9 @@ def make_command_listener(deps: Deps) -> Callable[..., None]:
     return on_command
 
 
-def answer_query(deps: Deps, query: str, where: dict[str, Any]) -> tuple[render.Message, dict[str, Any] | None]:
+def answer_query(
+    deps: Deps, query: str, where: dict[str, Any]
+) -> tuple[render.Message, dict[str, Any] | None]:
     """The message for a query and the share button's value (None: nothing worth sharing)."""
     if not query or query.lower() in ("help", "?"):
         return render.render_help(), None
@@ -57,4 +65,6 @@ def answer_query(deps: Deps, query: str, where: dict[str, Any]) -> tuple[render.
         query=report.text,
     )
     deps.metrics.answers.labels(surface="command", verdict=diagnosis.verdict).inc()
-    return render.render_diagnosis(diagnosis, ref=record.id, titles=deps.titles()), {"ref": record.id}
+    return render.render_diagnosis(diagnosis, ref=record.id, titles=deps.titles()), {
+        "ref": record.id
+    }

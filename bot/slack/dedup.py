@@ -29,7 +29,9 @@ def dedup_middleware(deps: Deps) -> Callable[..., Any]:
             deps.metrics.duplicates.labels(key="event_id").inc()
             log.info("dropped duplicate delivery of %s", event_id)
             return BoltResponse(status=200, body="")
-        surface = classify(event, bot_user_id=context.bot_user_id, passive_channels=deps.settings.passive_channels)
+        surface = classify(
+            event, bot_user_id=context.bot_user_id, passive_channels=deps.settings.passive_channels
+        )
         context["surface"] = surface
         key = message_key(event)
         if surface is not None and key is not None and not deps.store.claim(key):

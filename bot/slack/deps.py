@@ -1,4 +1,5 @@
-"""The dependencies every Slack handler factory takes explicitly (no globals, no import-time I/O)."""
+"""The dependencies every Slack handler factory takes explicitly (no globals, no import-time
+I/O)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ log = logging.getLogger("traindoc.slack")
 
 
 def log_failure(message: str, *args: object) -> None:
-    """log.exception, with the traceback redacted (exceptions can quote the user's log and its secrets)."""
+    """log.exception, with the traceback redacted (exceptions can quote the user's log and its
+    secrets)."""
     log.error(message + "\n%s", *args, redact(traceback.format_exc()))
 
 
@@ -29,10 +31,13 @@ class Deps:
     engine: DiagnosisEngine
     store: Store
     metrics: Metrics = field(default_factory=Metrics)
-    pool: WorkerPool = field(default_factory=lambda: WorkerPool(4, 32))  # slow work, off Bolt's threads
+    # slow work, off Bolt's threads
+    pool: WorkerPool = field(default_factory=lambda: WorkerPool(4, 32))
     # Messages that must download first wait on the network, not the CPU: a lane of their own so
     # slow file hosts never hold the workers that answer pasted logs.
-    downloads: WorkerPool = field(default_factory=lambda: WorkerPool(8, 32, name="traindoc-download"))
+    downloads: WorkerPool = field(
+        default_factory=lambda: WorkerPool(8, 32, name="traindoc-download")
+    )
     # At most this many diagnoses run at once, whoever asks (messages, commands, shares).
     slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(2))
     _titles: dict[str, str] | None = field(default=None, repr=False)

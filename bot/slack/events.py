@@ -19,14 +19,18 @@ TEXT_FILETYPES = {"text", "log", "gzip", "python", "shell", "json", "yaml", "mar
 
 
 def is_from_bot(event: Mapping[str, Any], bot_user_id: str | None) -> bool:
-    return bool(event.get("bot_id")) or (bot_user_id is not None and event.get("user") == bot_user_id)
+    return bool(event.get("bot_id")) or (
+        bot_user_id is not None and event.get("user") == bot_user_id
+    )
 
 
 def mentions(text: str, user_id: str | None) -> bool:
     return bool(user_id) and f"<@{user_id}" in text
 
 
-def classify(event: Mapping[str, Any], *, bot_user_id: str | None, passive_channels: Iterable[str]) -> Surface | None:
+def classify(
+    event: Mapping[str, Any], *, bot_user_id: str | None, passive_channels: Iterable[str]
+) -> Surface | None:
     """The surface that answers this event, or None when traindoc stays silent."""
     if is_from_bot(event, bot_user_id) or event.get("subtype") not in ANSWERABLE_SUBTYPES:
         return None
@@ -57,7 +61,8 @@ def message_key(event: Mapping[str, Any]) -> str | None:
 
 
 def reply_thread(event: Mapping[str, Any], surface: Surface) -> str | None:
-    """Where the answer goes: the message's thread in channels; DMs stay flat unless already threaded."""
+    """Where the answer goes: the message's thread in channels; DMs stay flat unless already
+    threaded."""
     if surface == "dm":
         return event.get("thread_ts")
     return event.get("thread_ts") or event.get("ts")
@@ -77,7 +82,11 @@ def earlier_thread_messages(
     messages: Iterable[Mapping[str, Any]], *, before_ts: str, bot_user_id: str | None
 ) -> list[Mapping[str, Any]]:
     """The thread's parent and the replies before the mention, without the bot's own posts."""
-    return [m for m in messages if float(m.get("ts", "0")) < float(before_ts) and not is_from_bot(m, bot_user_id)]
+    return [
+        m
+        for m in messages
+        if float(m.get("ts", "0")) < float(before_ts) and not is_from_bot(m, bot_user_id)
+    ]
 
 
 def text_files(files: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[str]]:

@@ -22,18 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from bot.ingest import IngestError, read_text
+from bot.ingest import read_text
 from bot.redact import redact
+from kb.errors import FileDownloadError, IngestError
 
 TIMEOUT_S = 20.0  # per socket operation
 DEADLINE_S = 120.0  # for the whole download: a trickling server cannot hold a worker for ever
 CHUNK = 1 << 16
 MAX_REDIRECTS = 5
 SLACK_FILE_HOST = "files.slack.com"
-
-
-class FileDownloadError(Exception):
-    """A file could not be fetched as text; the message is safe to show in Slack."""
 
 
 Origin = tuple[str, str, int]  # (scheme, host, port)
@@ -58,8 +55,11 @@ class FileOrigins:
     allowed: frozenset[Origin]
 
     @classmethod
-    def for_slack(cls, *, api_url: str | None = None, workspace_url: str | None = None) -> FileOrigins:
-        """Slack's file hosts over https; with another Web API base URL (tests, a proxy), exactly its origin."""
+    def for_slack(
+        cls, *, api_url: str | None = None, workspace_url: str | None = None
+    ) -> FileOrigins:
+        """Slack's file hosts over https; with another Web API base URL (tests, a proxy),
+        exactly its origin."""
         if api_url:
             origin = _origin(api_url)
             if origin is None:
@@ -79,7 +79,8 @@ class FileOrigins:
 def file_url(f: Mapping[str, Any]) -> str:
     if f.get("is_external") or f.get("mode") == "external":
         raise FileDownloadError(
-            f"{_name(f)} is an external file (hosted outside Slack): traindoc does not fetch it. Paste the log text instead."
+            f"{_name(f)} is an external file (hosted outside Slack): traindoc does not fetch it. "
+            "Paste the log text instead."
         )
     url = f.get("url_private_download") or f.get("url_private")
     if not url:
@@ -94,7 +95,9 @@ def _name(f: Mapping[str, Any]) -> str:
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Surface 3xx as HTTPError so each hop is checked before the token is sent again."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
+    def redirect_request(
+        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> None:
         return None
 
 
@@ -131,7 +134,12 @@ def download_text(
 
 
 def stream(
-    url: str, *, token: str, origins: FileOrigins, timeout: float = TIMEOUT_S, deadline_s: float = DEADLINE_S
+    url: str,
+    *,
+    token: str,
+    origins: FileOrigins,
+    timeout: float = TIMEOUT_S,
+    deadline_s: float = DEADLINE_S,
 ) -> Iterable[bytes]:
     """Yield the body in chunks; the first chunk is checked for Slack's login page."""
     started = time.monotonic()
@@ -147,7 +155,13 @@ def stream(
                 url = urljoin(url, exc.headers["Location"])
                 continue
             raise FileDownloadError(f"Slack answered HTTP {exc.code} for the file") from None
-        except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException, ValueError) as exc:
+        except (
+            urllib.error.URLError,
+            TimeoutError,
+            OSError,
+            http.client.HTTPException,
+            ValueError,
+        ) as exc:
             raise FileDownloadError(f"could not download the file: {redact(str(exc))}") from None
         return _body(response, started, deadline_s)
     raise FileDownloadError("the file URL redirected too many times")
@@ -165,10 +179,13 @@ def _body(response: Any, started: float, deadline_s: float) -> Iterable[bytes]:
             try:
                 chunk = response.read(CHUNK)
             except (TimeoutError, OSError, http.client.HTTPException) as exc:
-                raise FileDownloadError(f"could not download the file: {redact(str(exc))}") from None
+                raise FileDownloadError(
+                    f"could not download the file: {redact(str(exc))}"
+                ) from None
             if first and looks_like_login_page(content_type, chunk):
                 raise FileDownloadError(
-                    "Slack sent a login page instead of the file: the app needs the files:read scope and "
+                    "Slack sent a login page instead of the file: the app needs the files:read "
+                    "scope and "
                     "the file must be shared where traindoc can see it. Paste the log text instead."
                 )
             first = False

@@ -29,6 +29,8 @@ def make_home_listener(deps: Deps) -> Callable[..., None]:
             )
             for r in records
         ]
-        client.views_publish(user_id=event["user"], view=render.render_home(deps.engine.entries(), recent))
+        client.views_publish(
+            user_id=event["user"], view=render.render_home(deps.engine.entries(), recent)
+        )
 
     return on_home_opened

@@ -3,7 +3,8 @@
 Two listeners: the events port (POST /slack/events, GET /healthz, GET /readyz), reachable by Slack,
 and a separate metrics port (GET /metrics, Prometheus text with process metrics, and the same
 probes) that stays inside the cluster. In Socket Mode the metrics port is the only listener: its
-probes also say whether the socket to Slack is connected. Bolt's dispatch (signature check, ack) runs on a worker thread, never on the event loop.
+probes also say whether the socket to Slack is connected. Bolt's dispatch (signature check,
+ack) runs on a worker thread, never on the event loop.
 Bodies are capped before they are read; keep-alive and connection counts are bounded by uvicorn.
 """
 
@@ -33,7 +34,9 @@ MAX_CONNECTIONS = 256  # beyond it uvicorn answers 503 instead of holding a thre
 TEXT = "text/plain; charset=utf-8"
 
 
-def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_BODY_BYTES) -> Starlette:
+def events_app(
+    app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_BODY_BYTES
+) -> Starlette:
     async def events(request: Request) -> Response:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > max_body):
@@ -50,7 +53,8 @@ def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_
         except UnicodeDecodeError:
             return PlainTextResponse("body is not UTF-8\n", status_code=400)
         timestamp = request.headers.get("x-slack-request-timestamp", "")
-        if not timestamp.isdigit():  # Bolt would fail on int() with a 500; this is an unsigned request
+        # Bolt would fail on int() with a 500; this is an unsigned request
+        if not timestamp.isdigit():
             return PlainTextResponse("invalid or missing request timestamp\n", status_code=401)
         bolt_request = to_bolt_request(request, bytes(body))
         try:
@@ -62,7 +66,9 @@ def events_app(app: App, *, pool: WorkerPool | None = None, max_body: int = MAX_
     return Starlette(routes=[Route(EVENTS_PATH, events, methods=["POST"]), *probe_routes(pool)])
 
 
-def probe_routes(pool: WorkerPool | None, connected: Callable[[], bool] | None = None) -> list[Route]:
+def probe_routes(
+    pool: WorkerPool | None, connected: Callable[[], bool] | None = None
+) -> list[Route]:
     """/healthz: the process works (queued work progresses; in Socket Mode, the socket is up).
     /readyz: it can take more work now (the queue has room)."""
 
@@ -87,7 +93,9 @@ def metrics_app(
     async def render(_request: Request) -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    return Starlette(routes=[Route("/metrics", render, methods=["GET"]), *probe_routes(pool, connected)])
+    return Starlette(
+        routes=[Route("/metrics", render, methods=["GET"]), *probe_routes(pool, connected)]
+    )
 
 
 def _config(asgi: Starlette, host: str, port: int) -> uvicorn.Config:
@@ -164,13 +172,20 @@ def make_http_servers(
 
 
 def make_probe_server(
-    metrics: Metrics, host: str, port: int, *, pool: WorkerPool | None, connected: Callable[[], bool]
+    metrics: Metrics,
+    host: str,
+    port: int,
+    *,
+    pool: WorkerPool | None,
+    connected: Callable[[], bool],
 ) -> HttpServers:
     """Socket Mode's only listener: /metrics, /healthz (socket up, work progressing), /readyz."""
-    return HttpServers(None, _server(metrics_app(metrics, pool=pool, connected=connected), host, port))
+    return HttpServers(
+        None, _server(metrics_app(metrics, pool=pool, connected=connected), host, port)
+    )
 
 
 def _server(asgi: Starlette, host: str, port: int) -> uvicorn.Server:
     server = uvicorn.Server(_config(asgi, host, port))
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]
     return server

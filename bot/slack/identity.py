@@ -27,7 +27,9 @@ class FirstEventIdentity(Middleware):
         self._known = False
         self._lock = threading.Lock()
 
-    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse:
+    def process(
+        self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]
+    ) -> BoltResponse:
         if self._known or _needs_no_identity(req):
             return next()
         with self._lock:
@@ -36,8 +38,13 @@ class FirstEventIdentity(Middleware):
                     req.context.client.auth_test()
                     self._known = True
                 except Exception as exc:  # noqa: BLE001 - SlackApiError, or the transport after retries
-                    log.error("auth.test failed (%s); Slack will deliver this event again", redact(str(exc))[:300])
-                    return BoltResponse(status=503, body="the bot's identity is not known yet; retry")
+                    log.error(
+                        "auth.test failed (%s); Slack will deliver this event again",
+                        redact(str(exc))[:300],
+                    )
+                    return BoltResponse(
+                        status=503, body="the bot's identity is not known yet; retry"
+                    )
         return next()
 
 

@@ -25,7 +25,8 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         entry = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": redact(record.getMessage()),
@@ -40,7 +41,9 @@ def configure_logging(level: str = "info", *, json_lines: bool = False) -> None:
         raise ValueError(f"--log-level must be one of {', '.join(LEVELS)}, not {level!r}")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
-        JsonFormatter() if json_lines else RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        JsonFormatter()
+        if json_lines
+        else RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -1,4 +1,5 @@
-"""What the Slack surface remembers about an answer it gave (for "Why this match", feedback, App Home)."""
+"""What the Slack surface remembers about an answer it gave (for "Why this match", feedback,
+App Home)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,17 @@ def record_answer(
     query: str = "",
 ) -> DiagnosisRecord:
     """Store the answer with its input (`query`, already redacted by ingest), so that sharing,
-    `traindoc rematch` and `traindoc feedback export` can re-run it; a huge input keeps its head and tail."""
+    `traindoc rematch` and `traindoc feedback export` can re-run it; a huge input keeps its
+    head and tail."""
     best = diagnosis.best
     payload = diagnosis.to_json()
     payload["kind"] = diagnosis.kind
     if query:
-        payload["input"] = query if len(query) <= MAX_STORED_INPUT else query[: MAX_STORED_INPUT // 4] + "\n...\n" + query[-MAX_STORED_INPUT // 4 * 3 :]
+        payload["input"] = (
+            query
+            if len(query) <= MAX_STORED_INPUT
+            else query[: MAX_STORED_INPUT // 4] + "\n...\n" + query[-MAX_STORED_INPUT // 4 * 3 :]
+        )
     return deps.store.record_diagnosis(
         DiagnosisRecord(
             team_id=team_id,

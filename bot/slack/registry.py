@@ -1,5 +1,6 @@
 """What the app subscribes to and needs, in one place: create_app registers exactly this, and the
-manifests in deploy/slack must declare exactly this (tests/unit/test_manifest.py checks both)."""
+manifests in deploy/slack must declare exactly this (tests/unit/bot/slack/test_manifest.py
+checks both)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ BOT_SCOPES: dict[str, str] = {
     "commands": f"{COMMAND} slash command",
     "files:read": "download attached logs (url_private)",
     "im:history": "message.im event (DMs)",
-    "channels:history": "message.channels event, conversations.replies for a bare mention in a thread",
+    "channels:history": (
+        "message.channels event, conversations.replies for a bare mention in a thread"
+    ),
     "groups:history": "message.groups event, conversations.replies in private channels",
 }
 
@@ -36,4 +39,5 @@ BLOCK_ACTIONS = (
     render.SHOW_ENTRY_PATTERN.pattern,
 )
 VIEW_SUBMISSIONS = (render.FEEDBACK_MODAL,)
-OPTIONS = (render.ACTION_SEARCH_ENTRY,)  # external selects (block_suggestion): HTTP needs an options URL
+# external selects (block_suggestion): HTTP needs an options URL
+OPTIONS = (render.ACTION_SEARCH_ENTRY,)

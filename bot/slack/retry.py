@@ -4,6 +4,7 @@ timeouts, with exponential backoff and a bounded number of attempts; each retry 
 from __future__ import annotations
 
 import random
+from typing import Any, TypeVar
 from urllib.error import URLError
 
 from slack_sdk.http_retry import RetryHandler
@@ -17,25 +18,28 @@ from slack_sdk.http_retry.jitter import Jitter
 
 from bot.slack.metrics import Metrics
 
+H = TypeVar("H", bound=RetryHandler)
+
 CONNECTION_RETRIES = 3
 SERVER_ERROR_RETRIES = 3
 RATE_LIMIT_RETRIES = 5  # Retry-After is usually 1-30 s: five waits stay within Slack's patience
 
 
 class ProportionalJitter(Jitter):
-    """Up to +50 % of the interval. slack_sdk's default adds up to a whole second to every wait, which
-    would make a single 5xx cost the user more than the answer itself."""
+    """Up to +50 % of the interval. slack_sdk's default adds up to a whole second to every
+    wait, which would make a single 5xx cost the user more than the answer itself."""
 
     def recalculate(self, duration: float) -> float:
         return duration * (1 + 0.5 * random.random())
 
 
-BACKOFF = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=ProportionalJitter())  # 0.25, 0.5, 1 s (+<=50 %)
+# 0.25, 0.5, 1 s (+<=50 %)
+BACKOFF = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=ProportionalJitter())
 
 
-def _counted(base: type[RetryHandler], reason: str, metrics: Metrics | None) -> type[RetryHandler]:
+def _counted(base: type[H], reason: str, metrics: Metrics | None) -> type[H]:
     class Counted(base):  # type: ignore[misc, valid-type]
-        def prepare_for_next_attempt(self, **kwargs) -> None:
+        def prepare_for_next_attempt(self, **kwargs: Any) -> None:
             if metrics is not None:
                 metrics.api_retries.labels(reason=reason).inc()
             super().prepare_for_next_attempt(**kwargs)

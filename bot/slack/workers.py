@@ -19,14 +19,22 @@ log = logging.getLogger("traindoc.slack.workers")
 
 
 class WorkerPool:
-    def __init__(self, workers: int, queue_size: int, *, stuck_after_s: float = 300.0, name: str = "traindoc-work"):
+    def __init__(
+        self,
+        workers: int,
+        queue_size: int,
+        *,
+        stuck_after_s: float = 300.0,
+        name: str = "traindoc-work",
+    ):
         self._queue: queue.Queue[Callable[[], None]] = queue.Queue(maxsize=max(1, queue_size))
         self._busy = 0
         self._lock = threading.Lock()
         self._last_progress = time.monotonic()
         self.stuck_after_s = stuck_after_s
         self._threads = [
-            threading.Thread(target=self._run, name=f"{name}-{i}", daemon=True) for i in range(max(1, workers))
+            threading.Thread(target=self._run, name=f"{name}-{i}", daemon=True)
+            for i in range(max(1, workers))
         ]
         for t in self._threads:
             t.start()

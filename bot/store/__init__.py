@@ -19,7 +19,8 @@ __all__ = [
 
 
 def store_from_settings(settings: Settings) -> Store:
-    """SQL history at Settings.resolved_database_url() (SQLite by default), claims in Redis when configured."""
+    """SQL history at Settings.resolved_database_url() (SQLite by default), claims in Redis when
+    configured."""
     from bot.store.sql import SqlStore
 
     store: Store = SqlStore(settings.resolved_database_url())

@@ -1,4 +1,5 @@
-"""What the Slack surface persists, behind small abstract bases: dedup claims, answer history, feedback.
+"""What the Slack surface persists, behind small abstract bases: dedup claims, answer history,
+feedback.
 
 Implementations: memory (tests, one process), SQL (SQLite default, PostgreSQL for replicas), Redis
 (claims only). `SplitStore` pairs a history store with a separate claims store.
@@ -25,7 +26,8 @@ def new_id() -> str:
 
 
 class DiagnosisRecord(_Frozen):
-    """One answer the bot gave, enough to explain it later ("Why this match", App Home, feedback)."""
+    """One answer the bot gave, enough to explain it later ("Why this match", App Home,
+    feedback)."""
 
     id: str = Field(default_factory=new_id)
     team_id: str = ""
@@ -37,7 +39,8 @@ class DiagnosisRecord(_Frozen):
     confidence: float
     entry_id: str = ""
     title: str = ""
-    payload: dict[str, Any] = Field(default_factory=dict)  # Diagnosis.to_json(), input already redacted
+    # Diagnosis.to_json(), input already redacted
+    payload: dict[str, Any] = Field(default_factory=dict)
     created_at: float = Field(default_factory=time.time)
 
 
@@ -48,7 +51,7 @@ class Feedback(_Frozen):
     channel: str = ""
     helpful: bool
     predicted_id: str = ""
-    correct_id: str = ""  # a picked entry id, NONE_OF_THESE, or the user's free text when no id fits
+    correct_id: str = ""
     note: str = ""  # the user's words beside the pick (redacted)
     created_at: float = Field(default_factory=time.time)
 
@@ -63,13 +66,14 @@ NONE_OF_THESE = "none"  # the feedback modal's "none of these": no entry answers
 class Claims(ABC):
     @abstractmethod
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
-        """True for the first caller of `key` within its TTL (across every replica sharing the store)."""
+        """True for the first caller of `key` within its TTL (across every replica sharing the
+        store)."""
 
     def purge_expired(self) -> int:
         """Drop expired claims; the number dropped (stores whose claims expire by themselves: 0)."""
         return 0
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: stores without connections keep it
         """Release connections."""
 
 
@@ -103,7 +107,7 @@ class History(ABC):
     def purge_history(self, *, older_than_s: float) -> int:
         """Delete answers and feedback older than `older_than_s` seconds; the number deleted."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: stores without connections keep it
         """Release connections."""
 
 

@@ -75,8 +75,13 @@ class MemoryStore(Store):
 
     def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
         with self._lock:
-            return sorted((r for r in self._records.values() if r.created_at >= since), key=lambda r: r.created_at)
+            return sorted(
+                (r for r in self._records.values() if r.created_at >= since),
+                key=lambda r: r.created_at,
+            )
 
     def feedback_since(self, since: float) -> list[Feedback]:
         with self._lock:
-            return sorted((f for f in self._feedback if f.created_at >= since), key=lambda f: f.created_at)
+            return sorted(
+                (f for f in self._feedback if f.created_at >= since), key=lambda f: f.created_at
+            )

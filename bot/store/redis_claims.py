@@ -11,7 +11,9 @@ class RedisClaims(Claims):
     def __init__(self, url: str, *, client: object | None = None):
         import redis
 
-        self.client = client or redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self.client = client or redis.Redis.from_url(
+            url, socket_timeout=5, socket_connect_timeout=5
+        )
 
     def claim(self, key: str, ttl_s: float = CLAIM_TTL_S) -> bool:
         return bool(self.client.set(PREFIX + key, b"1", nx=True, px=max(1, int(ttl_s * 1000))))  # type: ignore[attr-defined]

@@ -1,4 +1,5 @@
-"""SQL store (SQLAlchemy Core): SQLite by default, PostgreSQL when replicas share claims and history.
+"""SQL store (SQLAlchemy Core): SQLite by default, PostgreSQL when replicas share claims and
+history.
 
 Claims are rows keyed by the claim key with an expiry; an expired row is deleted and re-inserted in
 one transaction, and the primary key makes exactly one concurrent inserter win.
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -31,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql import Select
 
 from bot.store import migrations
 from bot.store.base import CLAIM_TTL_S, DiagnosisRecord, Feedback, Store, new_id
@@ -77,9 +80,10 @@ feedback = Table(
 )
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    """Write-ahead log: readers never block the writer, and a commit (one per Slack event, on the ack
-    path) does not wait for the disk; a crash loses at most the last commits, never the file."""
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Write-ahead log: readers never block the writer, and a commit (one per Slack event, on
+    the ack path) does not wait for the disk; a crash loses at most the last commits, never the
+    file."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -87,19 +91,24 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
 
 
 class SqlStore(Store):
-    def __init__(self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None):
+    def __init__(
+        self, url: str, *, clock: Callable[[], float] = time.time, engine: Engine | None = None
+    ):
         self._clock = clock
         parsed = make_url(url)
         sqlite = parsed.drivername.startswith("sqlite")
         in_memory = sqlite and parsed.database in (None, "", ":memory:")
         if sqlite and not in_memory:
-            path = Path(parsed.database)
+            path = Path(parsed.database or "")
             path.parent.mkdir(parents=True, exist_ok=True)
-            # answers quote users' logs: the file is the service account's alone (created 0600, never widened)
+            # answers quote users' logs: the file is the service account's alone (created 0600,
+            # never widened)
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         if engine is None and in_memory:
             # one connection shared by every thread: each new one would open its own empty database
-            engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+            engine = create_engine(
+                url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+            )
         self.engine = engine or create_engine(url, pool_pre_ping=True)
         if sqlite and not in_memory:
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -138,7 +147,10 @@ class SqlStore(Store):
         cutoff = time.time() - older_than_s
         with self._begin() as conn:
             gone = conn.execute(delete(feedback).where(feedback.c.created_at < cutoff)).rowcount
-            return gone + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
+            return (
+                gone
+                + conn.execute(delete(diagnoses).where(diagnoses.c.created_at < cutoff)).rowcount
+            )
 
     def record_diagnosis(self, record: DiagnosisRecord) -> DiagnosisRecord:
         row = record.model_dump()
@@ -149,12 +161,19 @@ class SqlStore(Store):
 
     def get_diagnosis(self, record_id: str) -> DiagnosisRecord | None:
         with self._connect() as conn:
-            row = conn.execute(select(diagnoses).where(diagnoses.c.id == record_id)).mappings().first()
+            row = (
+                conn.execute(select(diagnoses).where(diagnoses.c.id == record_id))
+                .mappings()
+                .first()
+            )
         return _record(dict(row)) if row else None
 
     def recent_diagnoses(self, team_id: str, limit: int = 10) -> list[DiagnosisRecord]:
         query = (
-            select(diagnoses).where(diagnoses.c.team_id == team_id).order_by(diagnoses.c.created_at.desc()).limit(limit)
+            select(diagnoses)
+            .where(diagnoses.c.team_id == team_id)
+            .order_by(diagnoses.c.created_at.desc())
+            .limit(limit)
         )
         with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
@@ -167,14 +186,20 @@ class SqlStore(Store):
         return self._feedback(select(feedback).order_by(feedback.c.created_at.desc()).limit(limit))
 
     def diagnoses_since(self, since: float) -> list[DiagnosisRecord]:
-        query = select(diagnoses).where(diagnoses.c.created_at >= since).order_by(diagnoses.c.created_at)
+        query = (
+            select(diagnoses)
+            .where(diagnoses.c.created_at >= since)
+            .order_by(diagnoses.c.created_at)
+        )
         with self._connect() as conn:
             return [_record(dict(row)) for row in conn.execute(query).mappings()]
 
     def feedback_since(self, since: float) -> list[Feedback]:
-        return self._feedback(select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at))
+        return self._feedback(
+            select(feedback).where(feedback.c.created_at >= since).order_by(feedback.c.created_at)
+        )
 
-    def _feedback(self, query) -> list[Feedback]:
+    def _feedback(self, query: Select[Any]) -> list[Feedback]:
         with self._connect() as conn:
             rows = conn.execute(query).mappings().all()
         return [Feedback(**{k: v for k, v in row.items() if k != "id"}) for row in rows]

@@ -2,8 +2,8 @@
 
 On a 64-GPU job one rank dies (OOM, Xid, a data-loader crash) and the other 63 print NCCL watchdog
 timeouts minutes later; the loudest lines are the wrong answer. `triage` reads every file once
-(scan, census), gives each classified line its rank and node (job, attribute), and decides (verdict),
-with the words in summary and the initiator's own lines in focus.
+(scan, census), gives each classified line its rank and node (job, attribute), and decides
+(verdict), with the words in summary and the initiator's own lines in focus.
 
 Line numbers are 1-based lines of the file they are in; `Initiating.file` names it.
 """
@@ -19,9 +19,9 @@ from bot.model import LogFile, Triage
 from bot.triage.attribute import attribute
 from bot.triage.job import Job, learn_maps
 from bot.triage.rules import line_scanner
-from bot.triage.scan import Buffers, FileScan, chunks_of_bytes, scan_file
+from bot.triage.scan import CHUNK_BYTES, Buffers, FileScan, chunks_of_bytes, scan_file
 from bot.triage.verdict import verdict
-from index.prefixes import parse_source_name
+from index.sources import parse_source_name
 
 __all__ = ["triage"]
 
@@ -31,20 +31,22 @@ SCAN_THREADS = max(1, min(2, os.cpu_count() or 1))
 class TextSource:
     """One input text, encoded once while it is scanned and again only for the few context reads."""
 
-    def __init__(self, log: LogFile):
+    def __init__(self, log: LogFile, chunk_bytes: int = CHUNK_BYTES):
         self.name = log.name
         self._text = log.text
+        self._chunk_bytes = chunk_bytes
 
     def chunks(self) -> Iterator[memoryview]:
-        yield from chunks_of_bytes(self._text.encode("utf-8", "replace"))
+        yield from chunks_of_bytes(self._text.encode("utf-8", "replace"), self._chunk_bytes)
 
     def read(self, offset: int, length: int) -> bytes:
         return self._text.encode("utf-8", "replace")[offset : offset + length]
 
 
-def triage(files: Sequence[LogFile]) -> Triage | None:
-    """Triage the input texts; None when they carry no rank or node structure at all."""
-    sources = [TextSource(f) for f in files]
+def triage(files: Sequence[LogFile], *, chunk_bytes: int = CHUNK_BYTES) -> Triage | None:
+    """Triage the input texts (scanned `chunk_bytes` at a time, in bounded memory); None when they
+    carry no rank or node structure at all."""
+    sources = [TextSource(f, chunk_bytes) for f in files]
     job = Job(scans=_scan_all(sources))
     learn_maps(job)
     attribute(job)
@@ -64,7 +66,9 @@ def _scan_all(sources: list[TextSource]) -> list[FileScan]:
             local.buffers = Buffers()
         # A file whose name carries its rank needs no census of the prefixes in it.
         needed = parse_source_name(source.name).rank is None
-        return scan_file(index, source.name, source.chunks(), census_needed=needed, buffers=local.buffers)
+        return scan_file(
+            index, source.name, source.chunks(), census_needed=needed, buffers=local.buffers
+        )
 
     if len(sources) < 2:
         return [scan_one(item) for item in enumerate(sources)]

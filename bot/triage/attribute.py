@@ -9,13 +9,11 @@ rank, by the pid the kernel names, or as the only rank of that node that failed 
 
 from __future__ import annotations
 
+from bot.kinds import DEVICE_ERRORS, HARDWARE, NODE_LEVEL
 from bot.triage.fields import KERNEL_PID, STATUS, WORK, XID, pci_bus
 from bot.triage.job import Job
 from bot.triage.scan import Event
-from index.prefixes import node_key, same_node
-
-NODE_LEVEL = ("xid", "ecc", "host-oom", "segfault")
-DEVICE_ERRORS = ("xid", "ecc", "illegal-memory-access", "cuda-error", "oom")
+from index.sources import node_key, same_node
 
 
 def _key(node: str | None) -> str | None:
@@ -40,7 +38,13 @@ def resolve(job: Job, e: Event) -> int | None:
         return p.pg_rank
     if e.file in job.file_rank and p.node is None:
         return job.file_rank[e.file]
-    local = p.local_rank if p.local_rank is not None else job.file_local.get(e.file) if p.node is None else None
+    local = (
+        p.local_rank
+        if p.local_rank is not None
+        else job.file_local.get(e.file)
+        if p.node is None
+        else None
+    )
     return _global_of_local(job, node, e.file, local)
 
 
@@ -59,7 +63,9 @@ def attribute(job: Job) -> None:
         if scan.index in job.file_rank:
             job.seen.add(job.file_rank[scan.index])
         node = _key(job.file_node.get(scan.index)) or ("file", scan.index)
-        locals_ = set(scan.local_ranks) | ({job.file_local[scan.index]} if scan.index in job.file_local else set())
+        locals_ = set(scan.local_ranks) | (
+            {job.file_local[scan.index]} if scan.index in job.file_local else set()
+        )
         for local in locals_:
             rank = job.local_map.get((node, local))
             if rank is None and job.single_node:
@@ -140,12 +146,13 @@ def rank_of_node_event(job: Job, e: Event, *, direct: bool) -> int | None:
                 return rank
         for (n, p), local in job.pid_local.items():
             if p == pid and (same_node(n, key) or key is None):
-                rank = _global_of_local(job, n, e.file, local)
-                if rank is not None:
-                    return rank
+                mapped = _global_of_local(job, n, e.file, local)
+                if mapped is not None:
+                    return mapped
     if direct or (node is None and not job.single_node):
         return None
-    kinds = DEVICE_ERRORS if e.kind in ("xid", "ecc") else None  # the OOM killer and segfaults: any failure
+    # the OOM killer and segfaults: any failure
+    kinds = DEVICE_ERRORS if e.kind in HARDWARE else None
     on_node = []
     for st in job.ranks.values():
         if node is not None and not same_node(st.node or job.rank_node.get(st.rank), node):

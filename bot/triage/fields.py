@@ -1,5 +1,6 @@
 """Field parsers for the lines triage picked: who printed a line (the prefix grammar plus the rank
-fields inside c10d and logging messages) and the numbers in it (SeqNum, bus ids, Xid codes, versions).
+fields inside c10d and logging messages) and the numbers in it (SeqNum, bus ids, Xid codes,
+versions).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ class Who:
     local_rank: int | None = None
     node: str | None = None
     pid: int | None = None
-    pg_rank: int | None = None  # "[Rank 5]" / "[PG 0 Rank 5]" inside a c10d message (default PG only)
+    pg_rank: int | None = (
+        None  # "[Rank 5]" / "[PG 0 Rank 5]" inside a c10d message (default PG only)
+    )
     source: str | None = None  # "kernel" for dmesg/syslog lines, the pod, the stream, the Ray actor
     ts: Stamp | None = None
     message: str = ""
@@ -30,10 +33,18 @@ _LOCAL_KV = re.compile(r"local_rank[=:]\s?(\d+)\b", re.IGNORECASE)
 
 
 def who(line: str) -> Who:
-    """The prefix grammar's reading of `line`, plus c10d's "[Rank N]" and logging's "rank=N" fields."""
+    """The prefix grammar's reading of `line`, plus c10d's "[Rank N]" and logging's "rank=N"
+    fields."""
     p = parse_line(line)
-    w = Who(rank=p.rank, local_rank=p.local_rank, node=p.node, pid=p.pid, source=p.source,
-            ts=p.timestamp or parse_timestamp(p.text), message=p.text)
+    w = Who(
+        rank=p.rank,
+        local_rank=p.local_rank,
+        node=p.node,
+        pid=p.pid,
+        source=p.source,
+        ts=p.timestamp or parse_timestamp(p.text),
+        message=p.text,
+    )
     rest = p.text
     if m := _PG_RANK.search(rest, 0, 400):
         pg, pg_name = m.group(1), m.group(2)
@@ -49,12 +60,18 @@ def who(line: str) -> Who:
 
 WORK = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 STATUS = re.compile(
-    r"(?:work sequence id: (\d+) PG status: last enqueued work: (-?\d+), last completed work: (-?\d+)"
-    r"|(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+))"
+    r"(?:work sequence id: (\d+) PG status: last enqueued work: (-?\d+), last completed work: "
+    r"(-?\d+)"
+    r"|(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: "
+    r"(-?\d+), last completed NCCL work: (-?\d+))"
 )
-DUMP_FROM = re.compile(r"collective timeout from rank (\d+)")
-DESYNC_RANKS = re.compile(r"\[([\d, ]+)\] (joined but didn't finish|finished collective|are the lagging ranks)|ranks \[([\d, ]+)\] are the lagging")
-NCCL_COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?:.*?busId ([0-9a-fA-F]+))?")
+DESYNC_RANKS = re.compile(
+    r"\[([\d, ]+)\] (joined but didn't finish|finished collective|are the lagging ranks)|ranks "
+    r"\[([\d, ]+)\] are the lagging"
+)
+NCCL_COMM = re.compile(
+    r"comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?:.*?busId ([0-9a-fA-F]+))?"
+)
 XID = re.compile(r"Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+)(?:, pid=(\d+))?")
 ELASTIC_RANK = re.compile(r"rank\s+: (\d+) \(local_rank: (\d+)\)")
 ELASTIC_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
@@ -65,9 +82,21 @@ WORLD = re.compile(r"(?i)world[_ ]size\W{1,3}(\d+)|with (\d+) nodes")
 VERSION_FIELDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nccl", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
     ("cuda", re.compile(r"NCCL version [\d.]+\+cuda(\d+\.\d+)")),
-    ("torch", re.compile(r"(?:PyTorch|torch)(?: version)?(?:==|: |\s+)v?(\d+\.\d+\.\d+(?:[+.\w]*)?)")),
-    ("cuda", re.compile(r"(?:CUDA Version|CUDA used to build PyTorch|CUDA runtime version): (\d+\.\d+)")),
-    ("driver", re.compile(r"(?:Driver Version|Nvidia driver version): (\d+\.\d+(?:\.\d+)?)|Kernel Module\s+(\d+\.\d+(?:\.\d+)?)")),
+    (
+        "torch",
+        re.compile(r"(?:PyTorch|torch)(?: version)?(?:==|: |\s+)v?(\d+\.\d+\.\d+(?:[+.\w]*)?)"),
+    ),
+    (
+        "cuda",
+        re.compile(r"(?:CUDA Version|CUDA used to build PyTorch|CUDA runtime version): (\d+\.\d+)"),
+    ),
+    (
+        "driver",
+        re.compile(
+            r"(?:Driver Version|Nvidia driver version): (\d+\.\d+(?:\.\d+)?)|Kernel "
+            r"Module\s+(\d+\.\d+(?:\.\d+)?)"
+        ),
+    ),
 )
 
 XID_MEANING = {

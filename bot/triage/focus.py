@@ -1,13 +1,14 @@
-"""The focus text: the initiator's own lines (its traceback, its kernel lines), prefixes stripped, so
-retrieval matches its failure and not the collateral timeouts the other ranks printed."""
+"""The focus text: the initiator's own lines (its traceback, its kernel lines), prefixes stripped,
+so retrieval matches its failure and not the collateral timeouts the other ranks printed."""
 
 from __future__ import annotations
 
+from bot.kinds import INFERRED
 from bot.triage.attribute import resolve
 from bot.triage.fields import who
 from bot.triage.job import Job, Suspect
 from bot.triage.scan import Event
-from index.prefixes import same_node
+from index.sources import same_node
 
 FOCUS_BEFORE = 50
 FOCUS_AFTER = 30
@@ -15,7 +16,7 @@ FOCUS_MAX_LINES = 80
 CONTEXT_BYTES = 192 << 10
 
 
-def first_timeout_event(job: Job, majority) -> Event:
+def first_timeout_event(job: Job, majority: tuple[str, int] | None) -> Event:
     events = [e for st in job.ranks.values() for e in st.collateral if e.kind == "watchdog-timeout"]
     events = events or [e for st in job.ranks.values() for e in st.collateral] or job.unranked
     return min(events, key=lambda e: (e.file, e.line))
@@ -24,8 +25,13 @@ def first_timeout_event(job: Job, majority) -> Event:
 Located = tuple[tuple[int, int], str]  # ((file index, line in that file), message)
 
 
-def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list[Suspect],
-               majority) -> tuple[str, tuple[tuple[str, int], ...]]:
+def focus_text(
+    job: Job,
+    sources: list,
+    initiator: Suspect | None,
+    failing: list[Suspect],
+    majority: tuple[str, int] | None,
+) -> tuple[str, tuple[tuple[str, int], ...]]:
     """The focus text and, for each of its lines, the (file, line) it was taken from."""
     blocks: list[list[Located]] = []
     if initiator is not None:
@@ -36,12 +42,16 @@ def focus_text(job: Job, sources: list, initiator: Suspect | None, failing: list
             others = [x for x in (st.roots if st else []) if x.kind != "xid"]
             if others:
                 blocks.append(_block(job, sources, others[0], FOCUS_BEFORE // 2, FOCUS_AFTER // 2))
-        elif initiator.kind in ("stalled", "checkpoint", "silent", "desync"):
+        elif initiator.kind in INFERRED:
             if e.kind == "activity":
                 blocks.append(_block(job, sources, e, 12, 12))
             elif initiator.kind == "desync":
                 blocks.append(_block(job, sources, e, 0, 8))
-            desync = [x for x in job.unranked + [y for st in job.ranks.values() for y in st.collateral] if x.kind == "desync"]
+            desync = [
+                x
+                for x in job.unranked + [y for st in job.ranks.values() for y in st.collateral]
+                if x.kind == "desync"
+            ]
             if desync:
                 blocks.append([_located(x) for x in desync[:6]])
             if majority is not None:
@@ -74,8 +84,11 @@ def _located(e: Event) -> Located:
 
 def _node_lines(job: Job, e: Event) -> list[Event]:
     node = job.node_of(e)
-    same = [x for x in job.node_events + [y for st in job.ranks.values() for y in st.roots]
-            if x.kind == "xid" and (same_node(job.node_of(x), node) or job.node_of(x) == node)]
+    same = [
+        x
+        for x in job.node_events + [y for st in job.ranks.values() for y in st.roots]
+        if x.kind == "xid" and (same_node(job.node_of(x), node) or job.node_of(x) == node)
+    ]
     uniq = {(x.file, x.line): x for x in same}
     return sorted(uniq.values(), key=lambda x: (x.file, x.line))[:4] or [e]
 
@@ -91,12 +104,22 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     index = data[: e.offset - start].count(b"\n")
     own = resolve(job, e)
     owned: list[tuple[int, str]] = []  # (line index, message) of this rank's lines
-    single = e.file in job.file_rank or e.file in job.file_local  # a file of one rank: every line is its own
+    # a file of one rank: every line is its own
+    single = e.file in job.file_rank or e.file in job.file_local
     current = single or own is None
-    lo, hi = (max(skip, index - before), min(len(lines), index + after + 1)) if single else (skip, len(lines))
+    lo, hi = (
+        (max(skip, index - before), min(len(lines), index + after + 1))
+        if single
+        else (skip, len(lines))
+    )
     for i in range(lo, hi):
         p = who(lines[i])
-        if p.rank is not None or p.local_rank is not None or p.pid is not None or p.pg_rank is not None:
+        if (
+            p.rank is not None
+            or p.local_rank is not None
+            or p.pid is not None
+            or p.pg_rank is not None
+        ):
             rank = resolve(job, Event(e.file, 0, 0, "", "", "", False, ("",), p))
             if rank is not None:
                 current = rank == own
@@ -107,11 +130,11 @@ def _block(job: Job, sources: list, e: Event, before: int, after: int) -> list[L
     if pos is None:
         return [_located(e)]
     head = owned[max(0, pos - before) : pos]
-    tb = max((k for k, (_, m) in enumerate(head) if "Traceback (most recent call last)" in m), default=None)
-    if tb is not None:
-        head = head[tb:]
-    else:
-        head = head[-min(len(head), 3) :]
+    tb = max(
+        (k for k, (_, m) in enumerate(head) if "Traceback (most recent call last)" in m),
+        default=None,
+    )
+    head = head[tb:] if tb is not None else head[-min(len(head), 3) :]
     tail = owned[pos + 1 : pos + 1 + after]
     first = e.line - index  # the file's line number of lines[0]
     return [((e.file, first + i), m) for i, m in head + [owned[pos]] + tail]

@@ -1,6 +1,6 @@
 """What the scans of one job's files say, before attribution: per-file defaults (the rank or node a
-file's name or prefixes give it) and the maps that turn pids, PCI bus ids and local ranks into global
-ranks and ranks into nodes.
+file's name or prefixes give it) and the maps that turn pids, PCI bus ids and local ranks into
+global ranks and ranks into nodes.
 
 Node names are compared by `node_key` (lower case, no domain), so "node03.cluster" in syslog and
 "node03" in NCCL's "node03:4242:4290 [3]" are one machine.
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.kinds import HARDWARE
 from bot.triage.fields import ELASTIC_FAILED, ELASTIC_RANK, NCCL_COMM, WORLD, nccl_bus, versions_in
 from bot.triage.scan import Event, FileScan
-from index.prefixes import node_key, parse_source_name
-
-HARDWARE = ("xid", "ecc")
+from index.sources import node_key, parse_source_name
 
 
 @dataclass
@@ -27,12 +26,15 @@ class RankState:
     timeout: tuple[str, int] | None = None  # (OpType, SeqNum) of its first watchdog timeout
     enqueued: int | None = None
     completed: int | None = None
-    named: list[Event] = field(default_factory=list)  # kernel lines that name this rank (bus id, pid)
+    # kernel lines that name this rank (bus id, pid)
+    named: list[Event] = field(default_factory=list)
 
     def first_root(self) -> Event | None:
         """Its most telling error: the driver's Xid over the CUDA error that echoes it, a kernel
         line naming its process over one that does not, a specific error over a bare exception."""
-        hardware = [e for e in self.roots if e.kind == "xid"] or [e for e in self.roots if e.kind in HARDWARE]
+        hardware = [e for e in self.roots if e.kind == "xid"] or [
+            e for e in self.roots if e.kind in HARDWARE
+        ]
         strong = [e for e in self.roots if e.strong]
         pool = hardware or strong or self.roots
         return min(pool, key=lambda e: (e not in self.named, e.file, e.line)) if pool else None
@@ -44,14 +46,18 @@ class Job:
 
     scans: list[FileScan]
     ranks: dict[int, RankState] = field(default_factory=dict)
-    node_events: list[Event] = field(default_factory=list)  # root errors with no rank (Xid, kernel OOM)
+    # root errors with no rank (Xid, kernel OOM)
+    node_events: list[Event] = field(default_factory=list)
     unranked: list[Event] = field(default_factory=list)  # collateral/info lines with no rank
     seen: set[int] = field(default_factory=set)
     world: int | None = None
     versions: dict[str, str] = field(default_factory=dict)
-    pid_rank: dict[tuple[str | None, int], int] = field(default_factory=dict)  # (node key, pid) -> rank
-    pid_local: dict[tuple[str | None, int], int] = field(default_factory=dict)  # torchrun: pid -> local rank
-    bus_rank: dict[tuple[str, str], int] = field(default_factory=dict)  # (node key, PCI bus) -> rank
+    # (node key, pid) -> rank
+    pid_rank: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # torchrun: pid -> local rank
+    pid_local: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # (node key, PCI bus) -> rank
+    bus_rank: dict[tuple[str | None, str], int] = field(default_factory=dict)
     rank_node: dict[int, str] = field(default_factory=dict)
     file_rank: dict[int, int] = field(default_factory=dict)
     file_node: dict[int, str] = field(default_factory=dict)
@@ -78,7 +84,8 @@ def _key(node: str | None) -> str | None:
 
 
 def learn_maps(job: Job) -> None:
-    """File-level defaults and the maps that turn pids, bus ids and local ranks into global ranks."""
+    """File-level defaults and the maps that turn pids, bus ids and local ranks into global
+    ranks."""
     nodes_seen: set[str] = set()
     for scan in job.scans:
         origin = parse_source_name(scan.name)
@@ -100,7 +107,9 @@ def learn_maps(job: Job) -> None:
             job.file_node[scan.index] = origin.node
         elif len({node_key(h) for h in hosts}) == 1:
             job.file_node[scan.index] = next(iter(hosts))
-        nodes_seen |= {node_key(h) for h in hosts} | ({node_key(origin.node)} if origin.node else set())
+        nodes_seen |= {node_key(h) for h in hosts} | (
+            {node_key(origin.node)} if origin.node else set()
+        )
     job.single_node = len(nodes_seen) <= 1
     comm_size: dict[tuple[str | None, int], int] = {}
     for scan in job.scans:
@@ -128,7 +137,8 @@ def _learn_from(job: Job, e: Event, comm_size: dict) -> None:
                 if m.group(3):
                     job.bus_rank[(key_node, nccl_bus(m.group(3)))] = rank
             local = p.local_rank if p.local_rank is not None else job.file_local.get(e.file)
-            if local is not None and p.rank is None:  # "[default1]:node02:4242:4301 [1] NCCL INFO comm ... rank 5"
+            # "[default1]:node02:4242:4301 [1] NCCL INFO comm ... rank 5"
+            if local is not None and p.rank is None:
                 job.local_map[(key_node or ("file", e.file), local)] = rank
     if p.pid is not None and p.rank is not None:
         job.pid_rank[(key_node, p.pid)] = p.rank

@@ -2,14 +2,15 @@
 
 Memory stays bounded whatever the file size: the text is handed over in line-aligned chunks, each
 chunk is classified by the multi-pattern scanner (only the lines with a hit are decoded and parsed),
-and the census of rank prefixes (bot.triage.census) runs as one literal pass per chunk. What survives
-a chunk is a handful of events per rank.
+and the census of rank prefixes (bot.triage.census) runs as one literal pass per chunk. What
+survives a chunk is a handful of events per rank.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,8 @@ class FileScan(Census):
     size: int = 0
     events: list[Event] = field(default_factory=list)
     _kept: dict[tuple, int] = field(default_factory=dict, repr=False)
-    _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)  # (line, rules) `wants` refused
+    # (line, rules) `wants` refused
+    _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)
 
     def wants(self, prefix: Who, first_rule: str, kind: str) -> bool:
         """Whether `keep` would store such an event (checked before the costly parts are built)."""
@@ -108,11 +110,18 @@ def chunks_of_bytes(data: bytes, size: int | None = None) -> Iterator[memoryview
         start = end
 
 
-# -- classification -----------------------------------------------------------------------------------
+# -- classification
+# -----------------------------------------------------------------------------------
 
 
-def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_needed: bool = True,
-              buffers: Buffers | None = None) -> FileScan:
+def scan_file(
+    index: int,
+    name: str,
+    chunks: Iterator[memoryview],
+    *,
+    census_needed: bool = True,
+    buffers: Buffers | None = None,
+) -> FileScan:
     """Classify every line of one file, keeping the events and (if needed) the prefix census."""
     scan = FileScan(index=index, name=name)
     scanner = line_scanner()
@@ -123,7 +132,9 @@ def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_nee
     for chunk in chunks:
         head = bytes(chunk[:4096])
         first_end = head.find(b"\n")
-        census_first_line(head[: first_end if first_end >= 0 else 200][:200].decode("utf-8", "replace"), scan)
+        census_first_line(
+            head[: first_end if first_end >= 0 else 200][:200].decode("utf-8", "replace"), scan
+        )
         if census_needed:
             census_scratch = buffers.census_scratch()
             # Head and tail of each chunk: every rank prints at start-up and at its end, and the
@@ -145,9 +156,17 @@ def scan_file(index: int, name: str, chunks: Iterator[memoryview], *, census_nee
     return scan
 
 
-def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, file_offset: int, line_base: int,
-                     tail: bytes) -> None:
-    haystack, base = chunk.obj, _offset_in(chunk)
+def _events_of_chunk(
+    scan: FileScan,
+    chunk: memoryview,
+    eq: np.ndarray,
+    hits: Iterable[tuple[int, int]],
+    file_offset: int,
+    line_base: int,
+    tail: bytes,
+) -> None:
+    haystack: Any = chunk.obj  # the bytes-like object the chunk views
+    base = _offset_in(chunk)
     by_start: dict[int, set[int]] = {}
     first_end: dict[int, int] = {}  # where the first match on each line ends
     for pattern, end in hits:
@@ -176,29 +195,37 @@ def _events_of_chunk(scan: FileScan, chunk: memoryview, eq: np.ndarray, hits, fi
         ts = prefix.ts
         if role == "root" and ts is None:
             ts = _timestamp_before(chunk, start, prefix, tail)
-        scan.keep(Event(
-            file=scan.index,
-            line=line,
-            offset=file_offset + start,
-            text=text,
-            role=role,
-            kind=kind,
-            strong=strong,
-            rules=rules,
-            prefix=prefix,
-            ts=ts,
-        ))
+        scan.keep(
+            Event(
+                file=scan.index,
+                line=line,
+                offset=file_offset + start,
+                text=text,
+                role=role,
+                kind=kind,
+                strong=strong,
+                rules=rules,
+                prefix=prefix,
+                ts=ts,
+            )
+        )
 
 
-def _line_text(chunk: memoryview, haystack, base: int, start: int, match_end: int) -> str:
-    """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the match
-    lies further in, the stretch around the match, so the matched text is always kept."""
+def _line_text(chunk: memoryview, haystack: Any, base: int, start: int, match_end: int) -> str:
+    """The line at `start`, at most MAX_LINE_CHARS of it: its head (the prefixes) and, when the
+    match lies further in, the stretch around the match, so the matched text is always kept."""
     stop = haystack.find(b"\n", base + start, base + match_end + MAX_LINE_CHARS)
     stop = stop - base if stop >= 0 else min(len(chunk), match_end + MAX_LINE_CHARS)
     if match_end - start <= MAX_LINE_CHARS - 100:
-        return bytes(chunk[start : min(stop, start + MAX_LINE_CHARS)]).decode("utf-8", "replace").rstrip("\r")
+        return (
+            bytes(chunk[start : min(stop, start + MAX_LINE_CHARS)])
+            .decode("utf-8", "replace")
+            .rstrip("\r")
+        )
     head = bytes(chunk[start : start + 200]).decode("utf-8", "replace")
-    around = bytes(chunk[max(start + 200, match_end - 500) : min(stop, match_end + 200)]).decode("utf-8", "replace")
+    around = bytes(chunk[max(start + 200, match_end - 500) : min(stop, match_end + 200)]).decode(
+        "utf-8", "replace"
+    )
     return f"{head} … {around}".rstrip("\r")
 
 
@@ -206,18 +233,21 @@ def _offset_in(view: memoryview) -> int:
     """Where a 1-D byte memoryview starts inside the object it views."""
     if not len(view):
         return 0
-    whole = np.frombuffer(view.obj, dtype=np.uint8)
+    obj: Any = view.obj
+    whole = np.frombuffer(obj, dtype=np.uint8)
     part = np.frombuffer(view, dtype=np.uint8)
     return int(part.__array_interface__["data"][0] - whole.__array_interface__["data"][0])
 
 
-def _timestamp_before(chunk: memoryview, line_start: int, prefix: Who, tail: bytes = b"") -> Stamp | None:
+def _timestamp_before(
+    chunk: memoryview, line_start: int, prefix: Who, tail: bytes = b""
+) -> Stamp | None:
     """A Python traceback line carries no time: take the same rank's latest timestamp before it."""
     window = bytes(chunk[max(0, line_start - LOOKBACK_BYTES) : line_start])
     if line_start < LOOKBACK_BYTES:
         window = tail[-(LOOKBACK_BYTES - line_start) :] + window if tail else window
-    window = window.decode("utf-8", "replace")
-    for line in reversed(window.split("\n")[-200:]):
+    text = window.decode("utf-8", "replace")
+    for line in reversed(text.split("\n")[-200:]):
         if not line:
             continue
         p = who(line)

@@ -3,44 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
-from bot.model import CollateralGroup
+from bot.kinds import COLLATERAL_PHRASE, INFERRED, ROOT_PHRASE
+from bot.model import CollateralGroup, Initiating
 from bot.triage.fields import EXCEPTION_NAME, XID, XID_MEANING
 from bot.triage.job import Suspect
-
-ROOT_PHRASE = {
-    "oom": "ran out of GPU memory",
-    "xid": "hit a GPU Xid error",
-    "ecc": "hit an uncorrectable ECC error",
-    "illegal-memory-access": "hit an illegal memory access",
-    "device-assert": "hit a device-side assert",
-    "dataloader": "lost a DataLoader worker",
-    "io": "failed on file I/O",
-    "host-oom": "was killed by the host OOM killer",
-    "segfault": "crashed with a segmentation fault",
-    "cuda-error": "hit a CUDA error",
-    "network": "hit a network error",
-    "exception": "raised an exception",
-    "desync": "issued a different collective",
-    "stalled": "never reached the collective",
-    "checkpoint": "was still saving a checkpoint",
-    "silent": "logged nothing",
-}
-COLLATERAL_PHRASE = {
-    "watchdog-timeout": "timed out waiting",
-    "remote-error": "saw NCCL remote errors (a peer exited)",
-    "nccl-aborted": "aborted their NCCL communicators",
-    "store-error": "lost their TCPStore connection",
-    "heartbeat": "were stopped by the NCCL heartbeat monitor",
-    "sigterm": "were stopped by the launcher (SIGTERM)",
-    "elastic": "were reported failed by torchrun",
-    "dump-signal": "were told to dump NCCL state",
-    "watchdog-status": "reported NCCL watchdog failures",
-    "desync": "reported a collective desync",
-}
-COLLATERAL_ORDER = ("watchdog-timeout", "remote-error", "nccl-aborted", "store-error", "heartbeat",
-                    "desync", "dump-signal", "watchdog-status", "elastic", "sigterm")
-
 
 
 def who_phrase(rank: int | None, node: str | None) -> str:
@@ -59,7 +27,8 @@ def _root_phrase(c: Suspect) -> str:
 
 
 def collateral_phrase(group: CollateralGroup) -> str:
-    """'63 ranks timed out waiting on ALLREDUCE SeqNum 8812' (used by the summary and the rank table)."""
+    """'63 ranks timed out waiting on ALLREDUCE SeqNum 8812' (used by the summary and the rank
+    table)."""
     n = len(group.ranks)
     who = f"{n} rank" if n == 1 else f"{n} ranks"
     if group.kind == "watchdog-timeout":
@@ -71,22 +40,33 @@ def collateral_phrase(group: CollateralGroup) -> str:
 
 
 def _op_of(c: Suspect, timeouts: dict[int, tuple[str, int]]) -> str:
-    op = timeouts.get(c.rank)
+    op = timeouts.get(c.rank) if c.rank is not None else None
     return f"{op[0]} SeqNum {op[1]}".strip() if op else "another collective"
 
 
-def summary(initiator, initiating, groups, failing, silent, majority, no_single, job_timeout) -> str:
+def summary(
+    initiator: Suspect | None,
+    initiating: Initiating | None,
+    groups: list[CollateralGroup],
+    failing: list[Suspect],
+    silent: Sequence[int],
+    majority: tuple[str, int] | None,
+    no_single: bool,
+    job_timeout: dict[int, tuple[str, int]],
+) -> str:
     tail = ", ".join(collateral_phrase(g) for g in groups[:3])
     if initiator is not None:
-        if initiator.kind in ("stalled", "checkpoint", "silent", "desync") and majority:
+        if initiator.kind in INFERRED and majority:
             op = f"{majority[0]} SeqNum {majority[1]}".strip()
             phrase = {
                 "stalled": f"never reached {op}",
                 "checkpoint": f"was still saving a checkpoint and never reached {op}",
                 "silent": f"logged nothing while the others waited in {op}",
-                "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) from the others",
+                "desync": f"waited in a different collective ({_op_of(initiator, job_timeout)}) "
+                "from the others",
             }[initiator.kind]
-            if initiator.kind == "desync" and "desync report" in (initiating.reason or ""):
+            reason = initiating.reason if initiating is not None else ""
+            if initiator.kind == "desync" and "desync report" in (reason or ""):
                 phrase = "was named by the NCCL desync report as the lagging rank"
         else:
             phrase = _root_phrase(initiator)
@@ -94,7 +74,9 @@ def summary(initiator, initiating, groups, failing, silent, majority, no_single,
         when = ""
         if initiating and initiating.timestamp:
             stalled = initiator.kind in ("stalled", "checkpoint", "silent")
-            when = f" (last line {initiating.timestamp})" if stalled else f" at {initiating.timestamp}"
+            when = (
+                f" (last line {initiating.timestamp})" if stalled else f" at {initiating.timestamp}"
+            )
         head = f"{who_phrase(initiator.rank, initiator.node)} {phrase}{when}"
         extra = f"; {len(failing)} other rank(s) also failed on their own" if failing else ""
         return f"{head}; {tail}{extra}" if tail else head + extra
@@ -104,7 +86,10 @@ def summary(initiator, initiating, groups, failing, silent, majority, no_single,
         first = failing[0]
         when = f" (first at {first.event.ts[1]})" if first.event.ts else ""
         what = ROOT_PHRASE.get(kind, kind)
-        head = f"No single initiator: {len(failing)} ranks failed at about the same time; most {what}{when}"
+        head = (
+            f"No single initiator: {len(failing)} ranks failed at about the same time; "
+            f"most {what}{when}"
+        )
         return f"{head}; {tail}" if tail else head
     if groups:
         return f"No single initiator: {tail}, and no rank reported an error of its own"

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bot.kinds import COLLATERAL_ORDER, HARDWARE, ROOT_PHRASE
 from bot.model import CollateralGroup, Initiating, Triage
 from bot.triage.fields import DESYNC_RANKS, ELASTIC_RANK
 from bot.triage.focus import first_timeout_event, focus_text
-from bot.triage.job import HARDWARE, Job, Suspect
+from bot.triage.job import Job, Suspect
 from bot.triage.rules import rule_regex
 from bot.triage.scan import Event
-from bot.triage.summary import COLLATERAL_ORDER, ROOT_PHRASE, summary
-from index.evidence import clip_around
+from bot.triage.summary import summary
+from index.query_text import clip_around
 
 SIMULTANEOUS_S = 1.0  # root errors closer than this on different ranks: no single initiator
 
@@ -59,7 +60,9 @@ def verdict(job: Job, sources: list) -> Triage:
     timeouts = {r: st.timeout for r, st in job.ranks.items() if st.timeout}
     words = summary(initiator, initiating, groups, failing, silent, majority, no_single, timeouts)
     # One rank's log is all its own lines: retrieval keeps the whole text.
-    focus, origins = focus_text(job, sources, initiator, failing, majority) if len(job.seen) > 1 else ("", ())
+    focus, origins = (
+        focus_text(job, sources, initiator, failing, majority) if len(job.seen) > 1 else ("", ())
+    )
     return Triage(
         initiating=initiating,
         no_single_initiator=no_single,
@@ -85,7 +88,10 @@ def _root_candidates(job: Job) -> list[Suspect]:
     for e in job.node_events:
         out.append(Suspect(None, job.node_of(e), e, e.kind))
     strong = [c for c in out if c.event.strong]
-    return sorted(strong or out, key=lambda c: (c.event.ts[0] if c.event.ts else float("inf"), c.event.file, c.event.line))
+    return sorted(
+        strong or out,
+        key=lambda c: (c.event.ts[0] if c.event.ts else float("inf"), c.event.file, c.event.line),
+    )
 
 
 def _pick_root(job: Job, cands: list[Suspect]) -> tuple[Suspect | None, str, bool]:
@@ -94,8 +100,9 @@ def _pick_root(job: Job, cands: list[Suspect]) -> tuple[Suspect | None, str, boo
     if len(cands) == 1:
         return cands[0], "the only rank with a root-type error", False
     all_timed = all(c.event.ts for c in cands)
-    if all_timed and cands[1].event.ts[0] - cands[0].event.ts[0] >= SIMULTANEOUS_S:
-        return cands[0], f"earliest root-type error ({cands[0].event.ts[1]})", False
+    first, second = cands[0].event.ts, cands[1].event.ts
+    if all_timed and first and second and second[0] - first[0] >= SIMULTANEOUS_S:
+        return cands[0], f"earliest root-type error ({first[1]})", False
     hardware = [c for c in cands if c.kind in HARDWARE]
     if len({(c.rank, c.node) for c in hardware}) == 1:
         return hardware[0], "hardware error; the other errors follow from it", False
@@ -109,7 +116,8 @@ def _pick_root(job: Job, cands: list[Suspect]) -> tuple[Suspect | None, str, boo
 
 
 def _elastic_root_causes(job: Job) -> list[int]:
-    """Ranks torchrun lists under "Root Cause (first observed failure)" (the rank line follows it)."""
+    """Ranks torchrun lists under "Root Cause (first observed failure)" (the rank line follows
+    it)."""
     out = []
     for scan in job.scans:
         headers = [e.line for e in scan.events if "elastic-root" in e.rules]
@@ -132,14 +140,16 @@ def _pick_from_collateral(job: Job, majority: tuple[str, int] | None) -> tuple[S
     if len(named) == 1:
         rank, e = next(iter(named.items()))
         st = job.ranks.get(rank)
-        return Suspect(rank, st.node if st else job.rank_node.get(rank), e, "desync"), "named by the NCCL desync report"
+        return Suspect(
+            rank, st.node if st else job.rank_node.get(rank), e, "desync"
+        ), "named by the NCCL desync report"
     timed = {r: st for r, st in job.ranks.items() if st.timeout}
     if majority is None or len(timed) < 2:
         return None, ""
     seq = majority[1]
     odd: dict[int, str] = {}
     for r, st in timed.items():
-        if st.timeout != majority and st.timeout[0] and majority[0]:
+        if st.timeout is not None and st.timeout != majority and st.timeout[0] and majority[0]:
             odd[r] = "desync"
         elif st.enqueued is not None and st.enqueued < seq:
             odd[r] = "stalled"
@@ -151,20 +161,30 @@ def _pick_from_collateral(job: Job, majority: tuple[str, int] | None) -> tuple[S
         if not odd and len(silent) == 1:
             rank = silent[0]
             e = first_timeout_event(job, majority)
-            return Suspect(rank, job.rank_node.get(rank), e, "silent"), "the only rank that logged nothing"
+            return Suspect(
+                rank, job.rank_node.get(rank), e, "silent"
+            ), "the only rank that logged nothing"
         return None, ""
     rank, kind = next(iter(odd.items()))
     st = job.state(rank)
     op = f"{majority[0]} SeqNum {seq}".strip()
     if kind == "desync":
-        e = next(x for x in st.collateral if x.kind == "watchdog-timeout" or "watchdog-status" in x.rules)
-        return Suspect(rank, st.node, e, "desync"), f"waits in {st.timeout[0]} SeqNum {st.timeout[1]} while the others wait in {op}"
-    e = st.activity or (st.collateral[0] if st.collateral else st.roots[0] if st.roots else None)
-    if e is None:
-        e = first_timeout_event(job, majority)
+        timeout = st.timeout
+        assert timeout is not None  # a desync rank is one that timed out elsewhere
+        waiting = next(
+            x for x in st.collateral if x.kind == "watchdog-timeout" or "watchdog-status" in x.rules
+        )
+        return Suspect(
+            rank, st.node, waiting, "desync"
+        ), f"waits in {timeout[0]} SeqNum {timeout[1]} while the others wait in {op}"
+    last = st.activity or (
+        st.collateral[0] if st.collateral else st.roots[0] if st.roots else None
+    )
+    if last is None:
+        last = first_timeout_event(job, majority)
     if st.activity is not None and "checkpoint" in st.activity.rules:
         kind = "checkpoint"
-    return Suspect(rank, st.node, e, kind), f"the only rank that did not time out in {op}"
+    return Suspect(rank, st.node, last, kind), f"the only rank that did not time out in {op}"
 
 
 def _desync_named(job: Job) -> dict[int, Event]:
@@ -173,7 +193,9 @@ def _desync_named(job: Job) -> dict[int, Event]:
         if e.kind != "desync":
             continue
         for m in DESYNC_RANKS.finditer(e.text):
-            listed = m.group(1) if m.group(2) and m.group(2) != "finished collective" else m.group(3)
+            listed = (
+                m.group(1) if m.group(2) and m.group(2) != "finished collective" else m.group(3)
+            )
             if listed:
                 for r in listed.split(","):
                     if r.strip().isdigit():
@@ -194,10 +216,22 @@ def _collateral_groups(job: Job, exclude: set) -> list[CollateralGroup]:
             continue
         kinds = {e.kind for e in st.collateral}
         kind = next((k for k in COLLATERAL_ORDER if k in kinds), st.collateral[0].kind)
-        detail = f"{st.timeout[0]} SeqNum {st.timeout[1]}".strip() if kind == "watchdog-timeout" and st.timeout else ""
+        detail = (
+            f"{st.timeout[0]} SeqNum {st.timeout[1]}".strip()
+            if kind == "watchdog-timeout" and st.timeout
+            else ""
+        )
         buckets.setdefault((kind, detail), []).append(r)
-    groups = [CollateralGroup(kind=k, ranks=tuple(sorted(rs)), detail=d) for (k, d), rs in buckets.items()]
-    return sorted(groups, key=lambda g: (-len(g.ranks), COLLATERAL_ORDER.index(g.kind) if g.kind in COLLATERAL_ORDER else 99))
+    groups = [
+        CollateralGroup(kind=k, ranks=tuple(sorted(rs)), detail=d) for (k, d), rs in buckets.items()
+    ]
+    return sorted(
+        groups,
+        key=lambda g: (
+            -len(g.ranks),
+            COLLATERAL_ORDER.index(g.kind) if g.kind in COLLATERAL_ORDER else 99,
+        ),
+    )
 
 
 def _failing_groups(failing: list[Suspect]) -> tuple[CollateralGroup, ...]:
@@ -205,7 +239,10 @@ def _failing_groups(failing: list[Suspect]) -> tuple[CollateralGroup, ...]:
     for c in failing:
         if c.rank is not None:
             buckets.setdefault(c.kind, []).append(c.rank)
-    return tuple(CollateralGroup(kind=k, ranks=tuple(sorted(rs)), detail=_root_detail(k)) for k, rs in buckets.items())
+    return tuple(
+        CollateralGroup(kind=k, ranks=tuple(sorted(rs)), detail=_root_detail(k))
+        for k, rs in buckets.items()
+    )
 
 
 def _root_detail(kind: str) -> str:

@@ -25,8 +25,9 @@ def _buttons(blocks):
 
 
 def _submit(app, fake_slack, button, values):
+    opened = len(fake_slack.calls_to("views.open"))
     dispatch(app, p.block_action(render.ACTION_WRONG, button["value"], response_url=fake_slack.response_url()), form=True)
-    view = fake_slack.calls_to("views.open")[-1].args["view"]
+    view = fake_slack.wait_calls("views.open", opened + 1)[-1].args["view"]  # the listener runs after the ack
     dispatch(app, p.view_submission(render.FEEDBACK_MODAL, values, view["private_metadata"]), form=True)
     return view
 
@@ -61,7 +62,7 @@ def test_conversation_to_cases_and_stats(fake_slack, fake_engine, tmp_path, monk
     store.close()
 
     monkeypatch.setenv("TRAINDOC_DATABASE_URL", url)
-    monkeypatch.setattr("bot.cli._kb_or_fail", lambda: _FakeKB(fake_engine))
+    monkeypatch.setattr("bot.cli.common.kb", lambda: _FakeKB(fake_engine))
     out = tmp_path / "cases"
     runner = CliRunner()
     exported = runner.invoke(cli, ["feedback", "export", str(out), "--helpful"])

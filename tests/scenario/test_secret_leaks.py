@@ -19,7 +19,7 @@ from bot.slack.metrics import Metrics
 from bot.store.sql import SqlStore
 from tests.fakes import slack_payloads as p
 from tests.fakes.slack_harness import dispatch, test_settings
-from tests.secret_corpus import ALL_SECRETS, CORPUS, ONE_LINE_KEY, PEM_CUT, PEM_FULL
+from tests.fakes.secret_corpus import ALL_SECRETS, CORPUS, ONE_LINE_KEY, PEM_CUT, PEM_FULL
 
 FINGERPRINT_LINE = "RuntimeError: DataLoader worker (pid {n}) is killed by signal: Killed. "
 
@@ -76,7 +76,7 @@ def test_no_secret_in_cli_json(tmp_path, fake_engine, monkeypatch):
 
     log = tmp_path / "run.log"
     log.write_text(_paste())
-    monkeypatch.setattr(cli, "_engine", lambda *a, **k: fake_engine)
+    monkeypatch.setattr("bot.cli.common.engine", lambda *a, **k: fake_engine)
     result = CliRunner().invoke(cli.app, ["diagnose", str(log), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

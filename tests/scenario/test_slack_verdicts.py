@@ -11,7 +11,7 @@ from bot.render import slack_limits
 from kb.schema import Entry
 from tests.fakes import slack_payloads as p
 from tests.fakes.engine import FakeEngine
-from tests.kbfactory import entry_dict
+from tests.fakes.kbfactory import entry_dict
 
 WARNING_LOG = (
     "Loading checkpoint shards: 100%|██████████| 4/4 [00:05<00:00,  1.31s/it]\n"

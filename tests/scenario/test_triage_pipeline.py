@@ -7,7 +7,7 @@ import pytest
 
 from bot.ingest import normalize
 from bot.model import LogFile, Report
-from tests.triage_scenarios import Scenario, all_scenarios
+from tests.fakes.scenarios import Scenario, all_scenarios
 
 pytestmark = pytest.mark.timeout(900)  # the first run builds the index
 SCENARIOS = [pytest.param(s, id=s.name) for s in all_scenarios()]

@@ -7,16 +7,22 @@ the first revision, which is exactly that schema, and then upgraded.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import inspect, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 HERE = Path(__file__).parent
 FIRST = "0001"
-_PG_LOCK = 0x7472_6169  # pg_advisory_xact_lock key: replicas starting together migrate one at a time
+_PG_LOCK = (
+    0x7472_6169  # pg_advisory_xact_lock key: replicas starting together migrate one at a time
+)
 
 
-def _config(connection):
+def _config(connection: Connection) -> Config:
     from alembic.config import Config
 
     config = Config()
