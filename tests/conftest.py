@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import pools
 from tests.fakes.kbfactory import FIXTURE_ENTRIES, write_kb
+
+pools.track()  # fake Slack APIs wait for the app's queued work before they stop
 
 
 # Fixtures that load all-MiniLM-L6-v2 (or build an index with it), directly or through the CLI.

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.fakes import pools
 from tests.fakes.loopback import LoopbackServer
 
 T = TypeVar("T")
@@ -79,6 +80,10 @@ class FakeSlackAPI(LoopbackServer):
     # -- lifecycle -------------------------------------------------------------------------------
 
     thread_name = "fake-slack"
+
+    def stop(self) -> None:
+        pools.drain()  # answers still in flight reach this fake, not a closed port
+        super().stop()
 
     def _make_server(self) -> ThreadingHTTPServer:
         fake = self
