@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import queue
 import re
 import socket
 import statistics
@@ -36,9 +34,9 @@ sys.path.insert(0, str(ROOT))
 from bench.common import emit
 from tests.fakes import logs
 from tests.fakes import slack_payloads as p
-from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlackAPI, signed_headers
+from tests.fakes.serve_process import serve_http
+from tests.fakes.slack_api import FakeSlackAPI, signed_headers
 
-STARTUP_DEADLINE_S = 300
 SLOW_DOWNLOAD_S = 20.0  # each of the 8 slow files takes this long to arrive
 
 
@@ -69,37 +67,6 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def start_server(fake: FakeSlackAPI, tmp: Path, index_dir: str | None, metrics_port: int) -> tuple[subprocess.Popen[str], int]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SLACK_BOT_TOKEN": BOT_TOKEN,
-        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "TRAINDOC_SLACK_API_URL": fake.base_url,
-        "TRAINDOC_DATABASE_URL": f"sqlite:///{tmp / 'traindoc.db'}",
-        "TRAINDOC_METRICS_PORT": str(metrics_port),
-    }
-    env.pop("SLACK_APP_TOKEN", None)
-    if index_dir:
-        env["TRAINDOC_INDEX_DIR"] = index_dir
-    cmd = [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1", "--port", "0", "--log-level", "error"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
-    deadline = time.monotonic() + STARTUP_DEADLINE_S
-    seen: list[str] = []
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        if "listening on " in line:
-            return proc, int(line.split("listening on ", 1)[1].split()[0].split(":")[-1].split("/")[0])
-    proc.kill()
-    raise SystemExit("traindoc serve --http did not start:\n" + "".join(seen[-30:]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=float, default=20.0)
@@ -109,17 +76,12 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
+    index = {"TRAINDOC_INDEX_DIR": args.index_dir} if args.index_dir else {}
     with FakeSlackAPI() as fake, tempfile.TemporaryDirectory() as tmp:
         metrics_port = free_port()
-        server, port = start_server(fake, Path(tmp), args.index_dir, metrics_port)
-        try:
-            result = run_load(fake, server, port, metrics_port, args)
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        env = {**index, "TRAINDOC_METRICS_PORT": str(metrics_port)}
+        with serve_http(fake, Path(tmp) / "traindoc.db", extra_env=env) as server:
+            result = run_load(fake, server.proc, server.port, metrics_port, args)
     emit(result, args.json)
 
 
