@@ -26,11 +26,13 @@ def _answered(fake_slack) -> int:
 
 def test_full_queue_says_busy_and_retries_until_answered(fake_slack, store, monkeypatch):
     redact("warm-up")  # the rule set's one-time compile must not eat the retry budget
-    monkeypatch.setattr(messages, "BUSY_RETRY_S", 0.25)  # 12 tries: 3 s for 0.6 s of work ahead
-    engine = FakeEngine(delay_s=0.3)
+    monkeypatch.setattr(messages, "BUSY_RETRY_S", 0.25)  # 12 tries: 3 s for 1.6 s of work ahead
+    engine = FakeEngine(delay_s=0.8)  # the first report still runs while the other two arrive
     pool = WorkerPool(1, 1)
     app = create_app(test_settings(fake_slack), store=store, engine=engine, metrics=Metrics(), pool=pool)
-    for _ in range(3):  # one running, one queued, one finds the queue full
+    dispatch(app, p.event_body(p.mention(logs.HOST_OOM)))
+    fake_slack.wait_for(lambda: pool.busy == 1, what="the worker took the first report")
+    for _ in range(2):  # one queued, one finds the queue full
         dispatch(app, p.event_body(p.mention(logs.HOST_OOM)))
     fake_slack.wait_for(lambda: _answered(fake_slack) == 3, timeout=15, what="all three answered")
     busy = [c for c in fake_slack.calls_to("chat.postMessage") if "busy" in str(c.args.get("text"))]
