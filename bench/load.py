@@ -31,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from bench.common import emit
 from tests.fakes import logs
 from tests.fakes import slack_payloads as p
@@ -183,8 +185,10 @@ def _retries(metrics_port: int) -> dict[str, float]:
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as r:
         text = r.read().decode()
     return {
-        m.group(1): float(m.group(2))
-        for m in re.finditer(r'^traindoc_slack_api_retries_total\{reason="(\w+)"\} (\S+)$', text, re.M)
+        sample.labels["reason"]: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "traindoc_slack_api_retries_total"
     }
 
 

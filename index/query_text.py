@@ -95,12 +95,10 @@ def evidence_text(
                 last_exception = i
             continue
         message = strip_prefix(raw)
-        is_exception = (
-            bool(message) and not _NOISE.search(message) and bool(_FINAL_EXCEPTION.match(message))
-        )
-        exception_lines[raw] = is_exception
         if not message or _NOISE.search(message):
+            exception_lines[raw] = False
             continue
+        is_exception = exception_lines[raw] = bool(_FINAL_EXCEPTION.match(message))
         if i + 1 in hit_lines:
             add(0, i, message)
         elif is_exception:

@@ -30,16 +30,14 @@ class Deps:
     settings: Settings
     engine: DiagnosisEngine
     store: Store
-    metrics: Metrics = field(default_factory=Metrics)
-    # slow work, off Bolt's threads
-    pool: WorkerPool = field(default_factory=lambda: WorkerPool(4, 32))
+    # slow work, off Bolt's threads (sized from the settings by create_app)
+    pool: WorkerPool
     # Messages that must download first wait on the network, not the CPU: a lane of their own so
     # slow file hosts never hold the workers that answer pasted logs.
-    downloads: WorkerPool = field(
-        default_factory=lambda: WorkerPool(8, 32, name="traindoc-download")
-    )
+    downloads: WorkerPool
     # At most this many diagnoses run at once, whoever asks (messages, commands, shares).
-    slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(2))
+    slots: threading.BoundedSemaphore
+    metrics: Metrics = field(default_factory=Metrics)
     _titles: dict[str, str] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -127,16 +127,11 @@ def serve(
     if engine is None:
         engine = warmed_engine(settings)
     pool = WorkerPool(settings.worker_threads, settings.work_queue_size)
-    downloads = WorkerPool(
-        settings.download_threads, settings.work_queue_size, name="traindoc-download"
-    )
     if store is None:
         from bot.store import store_from_settings
 
         store = store_from_settings(settings)
-    app = create_app(
-        settings, store=store, engine=engine, metrics=metrics, pool=pool, downloads=downloads
-    )
+    app = create_app(settings, store=store, engine=engine, metrics=metrics, pool=pool)
     start_purger(store, settings)
     if mode == "socket":
         from slack_bolt.adapter.socket_mode import SocketModeHandler

@@ -52,16 +52,19 @@ class FileScan(Census):
     # (line, rules) `wants` refused
     _refused: set[tuple[str, tuple[int, ...]]] = field(default_factory=set, repr=False)
 
+    @staticmethod
+    def _key(prefix: Who, first_rule: str) -> tuple:
+        return (prefix.rank, prefix.local_rank, prefix.node, prefix.pid, first_rule)
+
     def wants(self, prefix: Who, first_rule: str, kind: str) -> bool:
         """Whether `keep` would store such an event (checked before the costly parts are built)."""
         if kind == "activity":
             return True
-        key = (prefix.rank, prefix.local_rank, prefix.node, prefix.pid, first_rule)
-        return self._kept.get(key, 0) < KEEP_FIRST and len(self.events) < MAX_EVENTS
+        under_cap = self._kept.get(self._key(prefix, first_rule), 0) < KEEP_FIRST
+        return under_cap and len(self.events) < MAX_EVENTS
 
     def keep(self, event: Event) -> None:
-        p = event.prefix
-        key = (p.rank, p.local_rank, p.node, p.pid, event.rules[0])
+        key = self._key(event.prefix, event.rules[0])
         if event.kind == "activity":  # what a rank was last busy with: keep the latest only
             if key in self._kept:
                 self.events[self._kept[key]] = event
