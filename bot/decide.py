@@ -26,6 +26,7 @@ from kb.patterns import compile_linear
 from kb.schema import Entry
 
 TOP_K = 5
+WARNINGS_ONLY = "the log shows warnings but no error, and no entry knows them as a failure"
 HIT_TEXT_CHARS = 300
 
 
@@ -41,7 +42,8 @@ class Ranked:
     dense_used: bool
     query: str
     retriever: str = "hybrid"
-    signal: float = 1.0  # index.fusion.error_signal of the ranked text
+    signal: float = 1.0  # index.signal.error_signal of the ranked text
+    warnings_only: bool = False  # a log whose every troubled line is a warning (index.signal)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,10 @@ def decide(
     reason, frame = "", None
     if benign and not failure_strong and not _unexplained(text, harmless_lines, kind):
         verdict = "benign"
+    elif not failure_strong and ranked.warnings_only:
+        # A warning says the program went on; without an entry's strong line naming it, it is no
+        # evidence of a failure (healthy runs print most of them).
+        reason = WARNINGS_ONLY
     elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:
         verdict = "user-code"
     elif results and confidence >= threshold:

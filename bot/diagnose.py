@@ -25,9 +25,10 @@ from index import calibration
 from index.calibration import Calibration
 from index.embed import Embedder, choose_embedder
 from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, FingerprintIndex
-from index.fusion import Scores, decisive_fingerprint, error_signal, ranking
+from index.fusion import Scores, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
 from index.query_text import evidence_text
+from index.signal import error_signal, only_warnings
 from kb.load import KnowledgeBase
 from kb.schema import Entry
 
@@ -274,7 +275,16 @@ class Engine:
                     fused[i] *= VERSION_MISMATCH_FACTOR
         signal = max(error_signal(text), error_signal(context)) if context else error_signal(text)
         return Ranked(
-            ranking(fused), fused, scores, strong, evidence, use_dense, query, retriever, signal
+            ranking(fused),
+            fused,
+            scores,
+            strong,
+            evidence,
+            use_dense,
+            query,
+            retriever,
+            signal,
+            warnings_only=kind == "log" and not context and only_warnings(text),
         )
 
     def _embed_query(self, query: str) -> np.ndarray:

@@ -29,7 +29,7 @@ _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
 _LOG_SIGNAL = re.compile(
     r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|"
-    r"Exception)\b:|"
+    r"Exception)\b:|\.py:\d+: [A-Z]\w*Warning: |"
     r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
     r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import re2
 
 # Strong fingerprints dominate (1.0+), text similarity orders the rest and breaks ties.
 LEXICAL_WEIGHT = 0.35
@@ -81,35 +80,6 @@ class Features:
 
     def vector(self) -> list[float]:
         return [getattr(self, name) for name in self.NAMES]
-
-
-# Words of trouble, and informational log levels whose lines never count as trouble (NCCL's INFO
-# "NET/Plugin: Failed to find ncclNetPlugin" is printed by every healthy run without a plugin).
-# RE2: one linear pass over a 50 MB log, where Python's re needs minutes for this alternation.
-_TROUBLE = re2.compile(
-    r"(?i)(?:error|exception)\b|\b(?:errno|traceback|fail(?:ed|ure|s|ing)?|fatal|abort(?:ed|ing)?|"
-    r"timed out|timeout|"
-    r"killed|sig(?:kill|term|segv|abrt|bus)|segmentation fault|core dumped|out of memory|oom|xid|"
-    r"nan|illegal|"
-    r"denied|refused|corrupt(?:ed)?|hangs?|hanging|hung|stuck|deadlock|crash(?:ed|es)?|panic|exit "
-    r"?code|"
-    r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|"
-    r"exceeds?)\b"
-)
-_INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} ")
-
-
-def error_signal(text: str) -> float:
-    """1.0 when some non-informational line of `text` speaks of trouble, else 0.0."""
-    position = 0
-    while (match := _TROUBLE.search(text, position)) is not None:
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
-        end = len(text) if end == -1 else end
-        if not _INFO_LINE.search(text[start:end]):
-            return 1.0
-        position = end + 1  # the rest of an informational line is informational too
-    return 0.0
 
 
 def candidate_features(

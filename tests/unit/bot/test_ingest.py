@@ -52,6 +52,10 @@ def test_log_or_question():
     assert not looks_like_log("why does dcp.save hang at 64 GPUs?")
     assert build_report([LogFile(name="q", text="how do I set NCCL_IB_GID_INDEX?")]).kind == "question"
     assert build_report([LogFile(name="a", text="hi"), LogFile(name="b", text="there")]).kind == "log"
+    # a pasted Python warning (the warnings module's "path:line: Category: message" and the
+    # source line under it) is a log, not a question
+    warning = "/opt/venv/lib/python3.11/site-packages/x/y.py:41: FutureWarning: `a` is deprecated\n  a()\n"
+    assert looks_like_log(warning)
 
 
 @pytest.mark.parametrize(

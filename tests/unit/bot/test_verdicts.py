@@ -80,3 +80,28 @@ def test_retriever_and_leave_out_run_the_same_path(engine):
         assert d.verdict == "benign", retriever
     d = engine.diagnose(report_from_text(OOM), retriever="fingerprint")
     assert d.results[0].id == "cuda-oom-activations-batch-too-large" and len(d.results[0].features) == len(Features.NAMES)
+
+
+DCP_WARNING = (
+    "/opt/venv/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py:41: "
+    "UserWarning: torch.distributed is disabled, unavailable or uninitialized, assuming the intent "
+    "is to save in a single process.\n"
+    "  dcp.save(state_dict, checkpoint_id=path)\n"
+)
+
+
+def test_a_log_of_only_warnings_abstains_however_close_an_entry_looks(engine):
+    from bot.decide import WARNINGS_ONLY
+
+    d = engine.diagnose(report_from_text(DCP_WARNING))
+    assert d.kind == "log"
+    assert d.verdict == "abstain"
+    assert d.abstain_reason == WARNINGS_ONLY
+    assert d.results and d.results[0].id == "roce-qp-timeout-during-checkpoint-save"  # still shown
+
+
+def test_a_strong_error_line_beside_warnings_is_answered(engine):
+    error = "node-2:881:902 [5] NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out\n"
+    d = engine.diagnose(report_from_text(DCP_WARNING + error))
+    assert d.verdict == "match"
+    assert d.results[0].id == "roce-qp-timeout-during-checkpoint-save"

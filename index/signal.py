@@ -1,0 +1,73 @@
+"""Does the input say that anything went wrong, and how loudly? Line-level reading of log levels.
+
+RE2 throughout: one linear pass over a 50 MB log, where Python's re needs minutes for these
+alternations. Only lines that contain a word of trouble are looked at closely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import re2
+
+# Words of trouble, and informational log levels whose lines never count as trouble (NCCL's INFO
+# "NET/Plugin: Failed to find ncclNetPlugin" is printed by every healthy run without a plugin).
+_TROUBLE = re2.compile(
+    r"(?i)(?:error|exception)\b|\b(?:errno|traceback|fail(?:ed|ure|s|ing)?|fatal|abort(?:ed|ing)?|"
+    r"timed out|timeout|"
+    r"killed|sig(?:kill|term|segv|abrt|bus)|segmentation fault|core dumped|out of memory|oom|xid|"
+    r"nan|illegal|"
+    r"denied|refused|corrupt(?:ed)?|hangs?|hanging|hung|stuck|deadlock|crash(?:ed|es)?|panic|exit "
+    r"?code|"
+    r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|"
+    r"exceeds?)\b"
+)
+_INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} ")
+
+# A warning says the program went on. The forms: Python's warnings module
+# ("path.py:N: UserWarning: ..."), the logging level WARNING (vLLM, DeepSpeed, HF, root logger),
+# torch's C++ TORCH_WARN through glog ("[W1203 10:00:00.1 ...]", older "[W socket.cpp:663]"),
+# glog W lines (Ray, XLA) and TensorFlow's ": W tensorflow/...cc:55]". Not NCCL's "NCCL WARN":
+# NCCL prints its errors at that level.
+_WARNING_LINE = re2.compile(
+    r"\.py:\d+: [A-Z]\w*Warning: |\bWARNING\b|\[W\d{4} |\[W [\w.]+:\d+\]|^\s*W\d{4} "
+    r"|\d: W [\w/.-]+\.(?:cc|h):\d+\]"
+)
+
+
+def _lines_with_trouble(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each non-informational line that speaks of trouble."""
+    position = 0
+    while (match := _TROUBLE.search(text, position)) is not None:
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        if not _INFO_LINE.search(text[start:end]):
+            yield start, end
+        position = end + 1  # the rest of a line is judged with the line
+
+
+def error_signal(text: str) -> float:
+    """1.0 when some non-informational line of `text` speaks of trouble, else 0.0."""
+    return 1.0 if next(_lines_with_trouble(text), None) is not None else 0.0
+
+
+def only_warnings(text: str) -> bool:
+    """True when `text` has warnings and nothing worse: every line that speaks of trouble is a
+    warning, or the indented source line Python's warnings module prints under one."""
+    if not _WARNING_LINE.search(text):
+        return False
+    for start, end in _lines_with_trouble(text):
+        if _WARNING_LINE.search(text[start:end]):
+            continue
+        if not _continues_warning(text, start):
+            return False
+    return True
+
+
+def _continues_warning(text: str, start: int) -> bool:
+    """An indented line right under a Python warning (`warnings.warn(` or the calling line)."""
+    if start == 0 or text[start : start + 1] not in (" ", "\t"):
+        return False
+    previous = text.rfind("\n", 0, start - 1) + 1
+    return bool(_WARNING_LINE.search(text[previous : start - 1]))

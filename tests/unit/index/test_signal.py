@@ -1,0 +1,54 @@
+"""index.signal: does a log say something went wrong, or only warn?"""
+
+from __future__ import annotations
+
+import pytest
+
+from index.signal import error_signal, only_warnings
+
+PY_WARNING = (
+    "/opt/venv/lib/python3.11/site-packages/torch/autograd/graph.py:825: UserWarning: Plan failed "
+    "with a cudnnException: CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at conv.cpp:919.)\n"
+    "  return Variable._execution_engine.run_backward(  # Calls into the C++ engine\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PY_WARNING,  # words of trouble inside the warning and its source line do not count
+        PY_WARNING + "epoch 1 step 200 loss 1.93\n",
+        "[W1203 10:04:11.512300 4242 socket.cpp:752] [c10d] The client socket has failed to connect\n",
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [node-3]:29500\n",
+        "WARNING 12-03 10:00:01 [config.py:812] Failed to detect the platform plugin, using cuda\n",
+        "[2026-12-03 10:00:01,201] [WARNING] [stage3.py:2093] 4 pytorch allocator cache flushes\n",
+        "2026-12-03 10:00:01.201: W tensorflow/tsl/platform/default/dso_loader.cc:64] Could not "
+        "load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared "
+        "object file\n",
+    ],
+)
+def test_warnings_alone(text):
+    assert only_warnings(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "epoch 1 step 200 loss 1.93\n",  # nothing at all: a healthy log, not "only warnings"
+        "why does dcp.save hang at 64 GPUs?",
+        PY_WARNING + "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+        # NCCL prints its errors at level WARN
+        "node-1:4242:4300 [3] NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out\n",
+        PY_WARNING + "  still indented, but after the source line: failed\n",
+    ],
+)
+def test_not_warnings_alone(text):
+    assert not only_warnings(text)
+
+
+def test_error_signal_ignores_informational_lines():
+    assert error_signal("node-1:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin\n") == 0.0
+    assert error_signal("RuntimeError: boom\n") == 1.0
+    assert error_signal(PY_WARNING) == 1.0  # a warning that speaks of trouble still signals it
