@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+import re2
+
 from bot.bounded import read_bounded
 from bot.model import LogFile, Report
 from bot.redact import redact
@@ -27,13 +29,19 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SLACK_MENTION = re.compile(r"<[@#!][A-Z0-9^|a-z_-]+(?:\|[^>]*)?>")
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
-_LOG_SIGNAL = re.compile(
-    r"Traceback \(most recent call last\)|^\s*File \".*\", line \d+|\b[A-Z]\w*(?:Error|"
-    r"Exception)\b:|\.py:\d+: [A-Z]\w*Warning: |"
+# What makes text a log rather than prose. Questions rarely hold a clock time, an uppercase log
+# level, a progress bar, a metrics dict or an HTTP status line; logs of healthy runs hold little
+# else (vLLM "INFO 12-01 13:40:02", uvicorn access lines, Megatron "| lm loss: 3.41 |", tqdm).
+_LOG_SIGNAL = re2.compile(
+    r"(?m)Traceback \(most recent call last\)|^\s*File \"[^\"\n]*\", line \d+|"
+    r"\b[A-Z]\w*(?:Error|Exception)\b:|\.py:\d+: [A-Z]\w*Warning: |"
     r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
-    r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|"
-    r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|CUDA error|Segmentation fault|Killed\b|core dumped",
-    re.MULTILINE,
+    r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b|"
+    r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|"
+    r"(?:^|[\[\s|(])(?:INFO|DEBUG|TRACE|NOTICE|WARN)(?:[\]:\s|)]|$)|"
+    r"CUDA error|Segmentation fault|Killed\b|core dumped|^\s*frame #\d+: |"
+    r"\d%\|| \d+/\d+ \[\d|[\d.]+ ?(?:it/s|s/it)\b|\{['\"]\w+['\"]: |HTTP/\d(?:\.\d)?\"? \d{3}\b|"
+    r" \| [\w .()/-]+: +-?[\d.]|NVIDIA-SMI \d|\d+MiB +\||\[[WEI] [\w.-]+:\d+\]"
 )
 
 

@@ -23,6 +23,12 @@ _TROUBLE = re2.compile(
     r"exceeds?)\b"
 )
 _INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} ")
+# A counter of trouble that reads zero ("number of nan iterations:   0 |", "errors=0") says all
+# is well; Megatron prints one on every iteration line of a healthy run.
+_ZERO_COUNT = re2.compile(
+    r"(?i)\b(?:nan|inf|fail\w*|errors?|exceptions?|timeouts?|ooms?|invalid)\b[\w ]{0,40}?[:=] *0"
+    r"(?:\.0+)?(?:\s|$|[|,;)\]}])"
+)
 
 # A warning says the program went on. The forms: Python's warnings module
 # ("path.py:N: UserWarning: ..."), the logging level WARNING (vLLM, DeepSpeed, HF, root logger),
@@ -42,9 +48,14 @@ def _lines_with_trouble(text: str) -> Iterator[tuple[int, int]]:
         start = text.rfind("\n", 0, match.start()) + 1
         end = text.find("\n", match.end())
         end = len(text) if end == -1 else end
-        if not _INFO_LINE.search(text[start:end]):
+        line = text[start:end]
+        if not _INFO_LINE.search(line) and not _only_zero_counts(line):
             yield start, end
         position = end + 1  # the rest of a line is judged with the line
+
+
+def _only_zero_counts(line: str) -> bool:
+    return bool(_ZERO_COUNT.search(line)) and not _TROUBLE.search(_ZERO_COUNT.sub(" ", line))
 
 
 def error_signal(text: str) -> float:

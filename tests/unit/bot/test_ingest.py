@@ -96,3 +96,38 @@ def test_ordinary_log_lines_survive_redaction(harmless):
 def test_ingest_redacts_before_anything_else_sees_the_text():
     report = report_from_text("RuntimeError: connect failed for postgres://u:topsecret@h/db\nTraceback")
     assert "topsecret" not in report.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # vLLM's logger and uvicorn's access log (a healthy server says nothing else)
+        "INFO 12-03 09:14:27 [loggers.py:116] Engine 000: Avg prompt throughput: 812.5 tokens/s\n"
+        'INFO:     10.0.0.7:51514 - "POST /v1/completions HTTP/1.1" 200 OK\n',
+        # Megatron's iteration lines
+        " iteration      120/   50000 | consumed samples:        61440 | lm loss: 6.118204E+00 |\n"
+        " iteration      130/   50000 | consumed samples:        66560 | lm loss: 6.050911E+00 |\n",
+        # tqdm bars and HF Trainer metrics dicts
+        " 12%|█▏        | 120/1000 [01:02<07:38,  1.92it/s]\n{'loss': 1.7342, 'grad_norm': 0.91}\n",
+        # TORCH_WARN in its short glog form
+        "epoch 3:\n[W pthreadpool-cpp.cc:90] Warning: Leaking Caffe2 thread-pool after fork.\n",
+        # nvidia-smi's process table
+        "|    0   N/A  N/A   41822      C   python3                      30112MiB |\n"
+        "|    1   N/A  N/A   41823      C   python3                      30108MiB |\n",
+    ],
+)
+def test_logs_of_healthy_runs_are_logs(text):
+    assert looks_like_log(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why does dcp.save hang at 64 GPUs?",
+        "our job hangs at the first allreduce after 10:00 every night.\nWhat should I check first?",
+        "Is INFO-level NCCL output enough to debug a hang, or do I need TRACE?",
+        "what does 'grad_norm: nan' in the trainer output mean?",
+    ],
+)
+def test_questions_stay_questions(text):
+    assert not looks_like_log(text)

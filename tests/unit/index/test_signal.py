@@ -52,3 +52,13 @@ def test_error_signal_ignores_informational_lines():
     assert error_signal("node-1:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin\n") == 0.0
     assert error_signal("RuntimeError: boom\n") == 1.0
     assert error_signal(PY_WARNING) == 1.0  # a warning that speaks of trouble still signals it
+
+
+def test_zero_counts_of_trouble_are_not_trouble():
+    healthy = (
+        " iteration     2000/  200000 | lm loss: 3.412877E+00 | loss scale: 1.0 | grad norm: 0.412 |"
+        " number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+    )
+    assert error_signal(healthy) == 0.0
+    assert error_signal(healthy.replace("nan iterations:   0", "nan iterations:   3")) == 1.0
+    assert error_signal("eval done: errors=0 timeouts=0, but RuntimeError: boom\n") == 1.0
