@@ -36,7 +36,7 @@ _ZERO_COUNT = re2.compile(
 # glog W lines (Ray, XLA) and TensorFlow's ": W tensorflow/...cc:55]". Not NCCL's "NCCL WARN":
 # NCCL prints its errors at that level.
 _WARNING_LINE = re2.compile(
-    r"\.py:\d+: [A-Z]\w*Warning: |\bWARNING\b|\[W\d{4} |\[W [\w.]+:\d+\]|^\s*W\d{4} "
+    r"(?m)\.py:\d+: [A-Z]\w*Warning: |\bWARNING\b|\[W\d{4} |\[W [\w.]+:\d+\]|^\s*W\d{4} "
     r"|\d: W [\w/.-]+\.(?:cc|h):\d+\]"
 )
 

@@ -62,3 +62,13 @@ def test_zero_counts_of_trouble_are_not_trouble():
     assert error_signal(healthy) == 0.0
     assert error_signal(healthy.replace("nan iterations:   0", "nan iterations:   3")) == 1.0
     assert error_signal("eval done: errors=0 timeouts=0, but RuntimeError: boom\n") == 1.0
+
+
+def test_a_glog_warning_further_down_the_log_counts():
+    log = (
+        "srun: launching job 4411\n"
+        "W1202 02:10:14.410000 23312 torch/distributed/run.py:793] Setting OMP_NUM_THREADS "
+        "environment variable for each process to be 1 in default\n"
+        "step 10 loss 2.1\n"
+    )
+    assert only_warnings(log)

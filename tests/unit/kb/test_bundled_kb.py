@@ -91,3 +91,16 @@ def test_every_benign_entrys_samples_answer_benign(bundled_engine):
             if d.verdict != "benign" or entry.id not in [c.id for c in d.results]:
                 wrong.append((entry.id, k + 1, d.verdict, d.results[0].id if d.results else "-"))
     assert wrong == []
+
+
+def test_no_healthy_log_is_answered_with_a_failure(bundled_engine):
+    """The whole pipeline, not just the strong fingerprints: a run that ended well gets "no
+    confident match" or "harmless", never a failure entry."""
+    logs = healthy_logs()
+    assert len(logs) >= 27
+    answered = []
+    for log in logs:
+        d = bundled_engine.diagnose(report_from_text(log.text, name=log.name))
+        if d.verdict not in ("abstain", "benign"):
+            answered.append((log.name, d.verdict, d.results[0].id if d.results else "-"))
+    assert answered == []
