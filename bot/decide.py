@@ -27,6 +27,7 @@ from kb.schema import Entry
 
 TOP_K = 5
 WARNINGS_ONLY = "the log shows warnings but no error, and no entry knows them as a failure"
+NO_TROUBLE = "nothing in the log says that something went wrong"
 HIT_TEXT_CHARS = 300
 
 
@@ -86,10 +87,11 @@ def decide(
     reason, frame = "", None
     if benign and not failure_strong and not _unexplained(text, harmless_lines, kind):
         verdict = "benign"
-    elif not failure_strong and ranked.warnings_only:
-        # A warning says the program went on; without an entry's strong line naming it, it is no
-        # evidence of a failure (healthy runs print most of them).
-        reason = WARNINGS_ONLY
+    elif not failure_strong and kind == "log" and (ranked.warnings_only or not ranked.signal):
+        # A warning says the program went on, and a log with no word of trouble outside its INFO
+        # lines says nothing went wrong: without an entry's strong line, neither is evidence of a
+        # failure, however much the log resembles one (healthy runs print the same lines).
+        reason = WARNINGS_ONLY if ranked.warnings_only else NO_TROUBLE
     elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:
         verdict = "user-code"
     elif results and confidence >= threshold:

@@ -105,3 +105,18 @@ def test_a_strong_error_line_beside_warnings_is_answered(engine):
     d = engine.diagnose(report_from_text(DCP_WARNING + error))
     assert d.verdict == "match"
     assert d.results[0].id == "roce-qp-timeout-during-checkpoint-save"
+
+
+def test_a_log_that_says_nothing_went_wrong_abstains(engine):
+    from bot.decide import NO_TROUBLE
+
+    log = (
+        "I1203 04:10:22.118000 5521 torch/distributed/checkpoint/state_dict_saver.py:140] dcp.save "
+        "of step 4000 started\n"
+        "I1203 04:10:58.904000 5521 torch/distributed/checkpoint/state_dict_saver.py:152] dcp.save "
+        "of step 4000 finished in 36.8 s\n"
+        "step 4010 loss 1.884\n"
+    )
+    d = engine.diagnose(report_from_text(log))
+    assert d.kind == "log" and d.verdict == "abstain"
+    assert d.abstain_reason == NO_TROUBLE
