@@ -100,6 +100,13 @@ class DiagnosisOut(_Out):
     confidence: float = Field(ge=0, le=1)
     results: list[Result] = Field(max_length=5)
     elapsed_ms: float
+    abstain_reason: str | None = Field(
+        default=None,
+        description=(
+            "Present with verdict abstain: why no entry was answered (confidence below the "
+            "threshold, only warnings, nothing that says something went wrong, no entry matched)."
+        ),
+    )
     user_frame: UserFrame | None = Field(
         default=None, description="Present with verdict user-code."
     )

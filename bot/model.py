@@ -179,6 +179,8 @@ class Diagnosis(_Frozen):
             ],
             "elapsed_ms": round(self.elapsed_ms, 2),
         }
+        if self.verdict == "abstain" and self.abstain_reason:
+            out["abstain_reason"] = self.abstain_reason
         if self.user_frame is not None:
             out["user_frame"] = self.user_frame.model_dump()
         if self.harmless:

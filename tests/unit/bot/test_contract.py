@@ -23,6 +23,7 @@ USER_BUG = (
     '    return {"labels": row["label"]}\n'
     "KeyError: 'label'\n"
 )
+WARNING_ONLY = "/opt/venv/lib/python3.11/site-packages/torch/cuda/memory.py:330: FutureWarning: torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats\n  warnings.warn(\n"
 RANKS = "".join(f"[rank{r}]: step 10 loss 2.1\n" for r in range(4)) + "[rank2]: " + OOM
 
 
@@ -33,7 +34,7 @@ def test_committed_schema_is_generated_from_the_model():
 @pytest.mark.model  # a question runs dense retrieval: the first call builds the fixture index
 @pytest.mark.parametrize(
     ("stdin", "verdict"),
-    [(OOM + "Traceback (most recent call last):\n", "match"), ("how do I center a div in css?\n", None), (USER_BUG, "user-code"), (RANKS, None)],
+    [(OOM + "Traceback (most recent call last):\n", "match"), ("how do I center a div in css?\n", None), (USER_BUG, "user-code"), (RANKS, None), (WARNING_ONLY, "abstain")],
 )
 def test_every_output_validates(fixture_kb_dir, tmp_path, monkeypatch, stdin, verdict):
     monkeypatch.setenv("TRAINDOC_KB_DIR", str(fixture_kb_dir))
@@ -43,5 +44,8 @@ def test_every_output_validates(fixture_kb_dir, tmp_path, monkeypatch, stdin, ve
     out = DiagnosisOut.model_validate_json(result.stdout)
     if verdict:
         assert out.verdict == verdict
+    assert (out.abstain_reason is not None) == (out.verdict == "abstain")
+    if stdin is WARNING_ONLY:
+        assert out.abstain_reason == "the log shows warnings but no error, and no entry knows them as a failure"
     if stdin is RANKS:
         assert out.triage is not None and out.triage.initiating is not None and out.triage.initiating.rank == 2
