@@ -28,7 +28,7 @@ from index.fingerprints import EXTRA_MATCH_BONUS, STRONG, EntryEvidence, Fingerp
 from index.fusion import Scores, decisive_fingerprint, ranking
 from index.lexical import LexicalIndex
 from index.query_text import evidence_text
-from index.signal import error_signal, only_warnings
+from index.signal import error_signal, only_warnings, with_attached_tracebacks
 from kb.load import KnowledgeBase
 from kb.schema import Entry
 
@@ -130,7 +130,9 @@ class Engine:
         )
         initiating_summary = triage.summary if triage is not None and named_initiator else ""
         initiating_kind = initiating.kind if initiating is not None and named_initiator else ""
-        harmless_lines = self._benign_lines(full_evidence)
+        harmless_lines = with_attached_tracebacks(
+            [f.text for f in report.files], self._benign_lines(full_evidence)
+        )
         rank_text = focus or text
         if harmless_lines and not focus:
             # the harmless warnings must not steer the text retrievers towards a failure entry

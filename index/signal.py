@@ -6,7 +6,7 @@ alternations. Only lines that contain a word of trouble are looked at closely.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import re2
 
@@ -82,3 +82,34 @@ def _continues_warning(text: str, start: int) -> bool:
         return False
     previous = text.rfind("\n", 0, start - 1) + 1
     return bool(_WARNING_LINE.search(text[previous : start - 1]))
+
+
+def with_attached_tracebacks(texts: Sequence[str], lines: frozenset[int]) -> frozenset[int]:
+    """The given 1-based lines (numbered across the texts joined by newlines) plus, for each, the
+    Python traceback printed right under it: a logger called with exc_info=True (xformers' "A
+    matching Triton is not available") prints the caught exception's traceback after its message,
+    and that exception is part of the same harmless notice, not an error of its own."""
+    if not lines:
+        return lines
+    out = set(lines)
+    base = 0
+    for text in texts:
+        count = text.count("\n") + 1
+        mine = sorted(n - base for n in lines if base < n <= base + count)
+        if mine:
+            rows = text.split("\n")
+            for n in mine:
+                out.update(base + k for k in _traceback_below(rows, n))
+        base += count
+    return frozenset(out)
+
+
+def _traceback_below(rows: list[str], line: int) -> range:
+    """1-based lines of the traceback that starts on the line after `line`, through its exception
+    line (the first unindented line after the header); empty if none starts there."""
+    if line >= len(rows) or not rows[line].startswith("Traceback (most recent call last):"):
+        return range(0)
+    for k in range(line + 1, min(len(rows), line + 200)):
+        if rows[k] and not rows[k][0].isspace():
+            return range(line + 1, k + 2)
+    return range(0)

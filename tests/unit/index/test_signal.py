@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from index.signal import error_signal, only_warnings
+from index.signal import error_signal, only_warnings, with_attached_tracebacks
 
 PY_WARNING = (
     "/opt/venv/lib/python3.11/site-packages/torch/autograd/graph.py:825: UserWarning: Plan failed "
@@ -72,3 +72,24 @@ def test_a_glog_warning_further_down_the_log_counts():
         "step 10 loss 2.1\n"
     )
     assert only_warnings(log)
+
+
+def test_a_traceback_printed_under_a_harmless_line_is_part_of_it():
+    text = (
+        "A matching Triton is not available\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/xformers/__init__.py", line 57, in _is_triton_available\n'
+        "    import triton\n"
+        "ModuleNotFoundError: No module named 'triton'\n"
+        "step 1 loss 2.3\n"
+    )
+    assert with_attached_tracebacks([text], frozenset({1})) == frozenset({1, 2, 3, 4, 5})
+
+
+def test_a_traceback_further_down_or_in_the_next_file_is_not_attached():
+    gap = "harmless notice\nstep 1\nTraceback (most recent call last):\n  File \"a.py\"\nKeyError: 1\n"
+    assert with_attached_tracebacks([gap], frozenset({1})) == frozenset({1})
+    first, second = "harmless notice", "Traceback (most recent call last):\n  x\nKeyError: 1"
+    # line 2 of the joined numbering is the second file's first line: not under the notice
+    assert with_attached_tracebacks([first, second], frozenset({1})) == frozenset({1})
+    assert with_attached_tracebacks([first, second], frozenset()) == frozenset()
