@@ -93,3 +93,16 @@ def test_a_traceback_further_down_or_in_the_next_file_is_not_attached():
     # line 2 of the joined numbering is the second file's first line: not under the notice
     assert with_attached_tracebacks([first, second], frozenset({1})) == frozenset({1})
     assert with_attached_tracebacks([first, second], frozenset()) == frozenset()
+
+
+def test_traindocs_own_note_about_a_cut_log_is_not_trouble():
+    from bot.ingest import read_text
+
+    warning = (
+        "/x/torch/utils/data/dataloader.py:557: UserWarning: This DataLoader will create 16 worker "
+        "processes in total. Our suggested max number of worker in current system is 8\n"
+    )
+    text = read_text([warning.encode() * 2000], max_bytes=20_000)
+    assert "[traindoc skipped" in text
+    assert only_warnings(text)
+    assert error_signal(text) == 0.0
