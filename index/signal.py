@@ -85,11 +85,15 @@ def _continues_warning(text: str, start: int) -> bool:
     return bool(_WARNING_LINE.search(text[previous : start - 1]))
 
 
+_PY_WARNING = re2.compile(r"\.py:\d+: [A-Z]\w*Warning: ")
+
+
 def with_attached_tracebacks(texts: Sequence[str], lines: frozenset[int]) -> frozenset[int]:
-    """The given 1-based lines (numbered across the texts joined by newlines) plus, for each, the
-    Python traceback printed right under it: a logger called with exc_info=True (xformers' "A
-    matching Triton is not available") prints the caught exception's traceback after its message,
-    and that exception is part of the same harmless notice, not an error of its own."""
+    """The given 1-based lines (numbered across the texts joined by newlines) plus, for each logged
+    message, the Python traceback printed right under it: a logger called with exc_info=True
+    (xformers' "A matching Triton is not available") prints the caught exception's traceback after
+    its message, and that exception is part of the same harmless notice, not an error of its own.
+    A warnings-module line ("x.py:3: UserWarning: ...") has no traceback of its own."""
     if not lines:
         return lines
     out = set(lines)
@@ -110,6 +114,8 @@ def _traceback_below(rows: list[str], line: int) -> range:
     line (the first unindented line after the header); empty if none starts there."""
     if line >= len(rows) or not rows[line].startswith("Traceback (most recent call last):"):
         return range(0)
+    if _PY_WARNING.search(rows[line - 1]):
+        return range(0)  # the warnings module never prints a traceback: this one is a new error
     for k in range(line + 1, min(len(rows), line + 200)):
         if rows[k] and not rows[k][0].isspace():
             return range(line + 1, k + 2)

@@ -106,3 +106,13 @@ def test_traindocs_own_note_about_a_cut_log_is_not_trouble():
     assert "[traindoc skipped" in text
     assert only_warnings(text)
     assert error_signal(text) == 0.0
+
+
+def test_a_traceback_under_a_python_warning_is_a_new_error():
+    text = (
+        "/x/torch/_utils.py:831: UserWarning: TypedStorage is deprecated.\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 88, in main\n'
+        "KeyError: 'label'\n"
+    )
+    assert with_attached_tracebacks([text], frozenset({1})) == frozenset({1})
