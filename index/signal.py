@@ -22,7 +22,7 @@ _TROUBLE = re2.compile(
     r"exitcode|cannot|can't|unable|not found|no such|invalid|mismatch|unsupported|not supported|"
     r"exceeds?)\b"
 )
-# traindoc's own notes in the input ("[traindoc skipped N bytes ... (the failure)]") are not the log's.
+# traindoc's own notes in the input ("[traindoc skipped N bytes ...]") are not the log's.
 _INFO_LINE = re2.compile(r"\b(?:INFO|DEBUG|TRACE)\b|\[[IVD]\d{4} |^\s*[IVD]\d{4} |^\[traindoc[ :]")
 # A counter of trouble that reads zero ("number of nan iterations:   0 |", "errors=0") says all
 # is well; Megatron prints one on every iteration line of a healthy run.
