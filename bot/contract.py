@@ -43,10 +43,17 @@ class Result(_Out):
 
 class UserFrame(_Out):
     file: str
-    line: int
+    line: int = Field(description="0 for kind usage (a command-line error has no line).")
     function: str
     exception: str
     message: str = ""
+    kind: Literal["traceback", "usage"] = Field(
+        default="traceback",
+        description=(
+            "traceback: the innermost frame of the last traceback is the user's own file; usage: "
+            "the script's argument parser refused its command line (argparse usage error)."
+        ),
+    )
 
 
 class Harmless(_Out):

@@ -15,9 +15,9 @@ from typing import Literal
 import numpy as np
 import re2
 
-from bot.model import Candidate, Diagnosis, FingerprintHit, LogFile, Triage, Why
+from bot.model import Candidate, Diagnosis, FingerprintHit, LogFile, Triage, UserFrame, Why
 from bot.redact import redact
-from bot.usercode import user_frame
+from bot.usercode import usage_error, user_frame
 from index.calibration import Calibration
 from index.fingerprints import EntryEvidence, Hit
 from index.fusion import Features, Scores, candidate_features, ranking
@@ -92,7 +92,7 @@ def decide(
         # lines says nothing went wrong: without an entry's strong line, neither is evidence of a
         # failure, however much the log resembles one (healthy runs print the same lines).
         reason = WARNINGS_ONLY if ranked.warnings_only else NO_TROUBLE
-    elif not failure_strong and kind == "log" and (frame := user_frame(text)) is not None:
+    elif not failure_strong and kind == "log" and (frame := _user_mistake(text)) is not None:
         verdict = "user-code"
     elif results and confidence >= threshold:
         verdict = "match"
@@ -122,6 +122,11 @@ def decide(
         user_frame=frame,
         harmless=tuple(c for c in benign if c.why.fingerprints),
     )
+
+
+def _user_mistake(text: str) -> UserFrame | None:
+    """A bug in the user's own code, or the script refusing its own command line."""
+    return user_frame(text) or usage_error(text)
 
 
 def features_of(ranked: Ranked, entry: int, kind: str) -> Features:

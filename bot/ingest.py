@@ -31,11 +31,12 @@ _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
 # What makes text a log rather than prose. Questions rarely hold a clock time, an uppercase log
 # level, a progress bar, a metrics dict or an HTTP status line; logs of healthy runs hold little
-# else (vLLM "INFO 12-01 13:40:02", uvicorn access lines, Megatron "| lm loss: 3.41 |", tqdm).
+# else (vLLM "INFO 12-01 13:40:02", uvicorn access lines, Megatron "| lm loss: 3.41 |", tqdm), or
+# an argument parser's "usage: train.py [-h] ..." / "train.py: error: ..." refusal.
 _LOG_SIGNAL = re2.compile(
     r"(?m)Traceback \(most recent call last\)|^\s*File \"[^\"\n]*\", line \d+|"
     r"\b[A-Z]\w*(?:Error|Exception)\b:|\.py:\d+: [A-Z]\w*Warning: |"
-    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
+    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|^usage: \S+ |^[\w.-]+: error: |\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
     r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|"
     r"(?:^|[\[\s|(])(?:INFO|DEBUG|TRACE|NOTICE|WARN)(?:[\]:\s|)]|$)|"

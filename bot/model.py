@@ -111,24 +111,25 @@ class Triage(_Frozen):
 
 
 class UserFrame(_Frozen):
-    """The innermost frame of a traceback that lies in the user's own code, and its exception."""
+    """The innermost frame of a traceback that lies in the user's own code, and its exception; or
+    (kind "usage") a script's command-line parser refusing its arguments, which has no line."""
 
     file: str
-    line: int
+    line: int  # 0 for kind "usage"
     function: str
     exception: str  # e.g. "KeyError"
     message: str = ""  # e.g. "'label'"
+    kind: Literal["traceback", "usage"] = "traceback"
 
     @property
     def where(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}" if self.line else self.file
 
     def headline(self) -> str:
         """`train.py:88, KeyError: 'label'`"""
         name = self.file.replace("\\", "/").rsplit("/", 1)[-1]
-        return f"{name}:{self.line}, {self.exception}" + (
-            f": {self.message}" if self.message else ""
-        )
+        at = f"{name}:{self.line}" if self.line else name
+        return f"{at}, {self.exception}" + (f": {self.message}" if self.message else "")
 
 
 Verdict = Literal["match", "abstain", "benign", "user-code"]

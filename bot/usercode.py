@@ -225,3 +225,30 @@ def user_frame(text: str) -> UserFrame | None:
         exception=last.exception,
         message=last.message[:300],
     )
+
+
+# argparse's refusal: "usage: train.py [-h] ..." then "train.py: error: unrecognized arguments: ..."
+# (exit status 2, no traceback), possibly behind a launcher's rank prefix.
+_USAGE = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: )?usage: (\S+)", re.M)
+_USAGE_ERROR = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: )?(\S+): error: (.+)$", re.M)
+
+
+def usage_error(text: str) -> UserFrame | None:
+    """The last command-line refusal of an argparse-style parser in the log's tail: its error
+    line must name the same program as a usage line printed before it."""
+    if len(text) > TAIL_CHARS:
+        text = text[text.find("\n", len(text) - TAIL_CHARS) + 1 :]
+    last = max(_USAGE_ERROR.finditer(text), key=lambda m: m.start(), default=None)
+    if last is None:
+        return None
+    program, message = last.group(1), last.group(2).strip()
+    if not any(m.group(1) == program for m in _USAGE.finditer(text, 0, last.start())):
+        return None
+    return UserFrame(
+        file=program,
+        line=0,
+        function="command-line arguments",
+        exception="usage error",
+        message=message[:300],
+        kind="usage",
+    )

@@ -29,7 +29,7 @@ from bot.render.blockkit import (
     numbered,
     section,
 )
-from bot.render.text import USER_CODE_TIPS, first_sentences, location
+from bot.render.text import first_sentences, location, user_code_header, user_code_tips
 from kb.schema import Entry
 
 EVIDENCE_LINE_CHARS = 160
@@ -103,11 +103,11 @@ def _render_user_code(view: AnswerView, ref: str) -> Message:
     frame = view.user_frame
     assert frame is not None
     diagnosis = view.diagnosis
-    blocks: list[dict[str, Any]] = [header("Looks like a bug in your code")]
+    blocks: list[dict[str, Any]] = [header(user_code_header(frame.kind))]
     where = f"`{escape(lim.clip(frame.where, 300))}` in `{escape(lim.clip(frame.function, 100))}`"
     exc = escape(lim.clip(frame.exception + (f": {frame.message}" if frame.message else ""), 1500))
     blocks.append(section(f"{where}\n`{exc}`"))
-    blocks.append(section(bullets(USER_CODE_TIPS)))
+    blocks.append(section(bullets(user_code_tips(frame.kind))))
     if line := harmless_line(view):
         blocks.append(context(line))
     if diagnosis.results:
@@ -118,7 +118,7 @@ def _render_user_code(view: AnswerView, ref: str) -> Message:
     if view.nearest:
         names = ", ".join(escape(lim.clip(c.title, 60)) for c in view.nearest)
         blocks.append(context("Not it? Nearest entries: " + names))
-    text = f"Looks like a bug in your code: {frame.headline()}"
+    text = f"{user_code_header(frame.kind)}: {frame.headline()}"
     return Message(text=lim.clip(text, lim.MAX_FALLBACK_TEXT), blocks=lim.fit_blocks(blocks))
 
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from bot.model import Diagnosis
 from bot.render.answer_view import AnswerView, answer_view
-from bot.render.text import USER_CODE_TIPS, first_sentences, location
+from bot.render.text import first_sentences, location, user_code_header, user_code_tips
 from kb.schema import Entry
 
 
@@ -152,10 +152,10 @@ def render_benign(view: AnswerView) -> RenderableType:
 def render_user_code(view: AnswerView) -> RenderableType:
     frame = view.user_frame
     assert frame is not None
-    head = Text("Looks like a bug in your code: ", style="bold magenta")
+    head = Text(f"{user_code_header(frame.kind)}: ", style="bold magenta")
     head.append(frame.headline(), style="bold")
     parts: list[RenderableType] = [head, Text(f"  {frame.where} in {frame.function}", style="dim")]
-    parts += [Text(f"• {tip}") for tip in USER_CODE_TIPS]
+    parts += [Text(f"• {tip}") for tip in user_code_tips(frame.kind)]
     if (harmless := _harmless(view)) is not None:
         parts.append(harmless)
     if view.nearest:

@@ -31,3 +31,21 @@ USER_CODE_TIPS = (
         "(`num_workers=0` makes DataLoader errors point straight at the dataset code)."
     ),
 )
+# ... and a script whose argument parser refused its command line.
+USAGE_TIPS = (
+    (
+        "The script's argument parser refused its command line and exited before any training "
+        "code ran; nothing about GPUs, communication, memory or storage is involved."
+    ),
+    "Compare the flags in the command with the usage line (or run the script with `-h`).",
+)
+
+
+def user_code_header(kind: str) -> str:
+    if kind == "usage":
+        return "Looks like a mistake in the command line"
+    return "Looks like a bug in your code"
+
+
+def user_code_tips(kind: str) -> tuple[str, ...]:
+    return USAGE_TIPS if kind == "usage" else USER_CODE_TIPS

@@ -1,6 +1,6 @@
 """The plain-bug detector: innermost frame in the user's file, no platform signal in the chain."""
 
-from bot.usercode import is_library, tracebacks, user_frame
+from bot.usercode import is_library, tracebacks, usage_error, user_frame
 
 KEYERROR_IN_DATASET = """\
 Epoch 0:   3%|▎         | 12/400 [00:04<02:11,  2.95it/s]
@@ -151,3 +151,25 @@ def test_library_paths():
         assert is_library(path), path
     for path in ("train.py", "/home/ana/proj/data.py", "/workspace/mydata/dataset.py", r"C:\work\train.py"):
         assert not is_library(path), path
+
+
+USAGE_REFUSAL = """\
+$ torchrun --nproc_per_node 2 finetune.py --model m --epoch 3
+[rank1]: usage: finetune.py [-h] --model MODEL [--epochs EPOCHS]
+[rank1]: finetune.py: error: unrecognized arguments: --epoch 3
+"""
+
+
+def test_an_argparse_refusal_is_a_command_line_mistake():
+    frame = usage_error(USAGE_REFUSAL)
+    assert frame is not None and frame.kind == "usage"
+    assert (frame.file, frame.line, frame.message) == ("finetune.py", 0, "unrecognized arguments: --epoch 3")
+    assert frame.headline() == "finetune.py, usage error: unrecognized arguments: --epoch 3"
+    assert frame.where == "finetune.py"
+
+
+def test_an_error_line_without_its_programs_usage_line_is_not_a_refusal():
+    assert usage_error("train.py: error: unrecognized arguments: --x\n") is None
+    assert usage_error("usage: other.py [-h]\ntrain.py: error: unrecognized arguments: --x\n") is None
+    # the usage line must come before the error line it explains
+    assert usage_error("train.py: error: bad\nusage: train.py [-h]\n") is None

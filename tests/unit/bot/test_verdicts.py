@@ -56,7 +56,7 @@ def test_a_plain_bug_in_user_code_is_user_code(engine):
     assert d.verdict == "user-code"
     out = d.to_json()
     assert out["verdict"] == "user-code"
-    assert out["user_frame"] == {"file": "/home/ana/proj/train.py", "line": 88, "function": "main", "exception": "KeyError", "message": "'label'"}
+    assert out["user_frame"] == {"file": "/home/ana/proj/train.py", "line": 88, "function": "main", "exception": "KeyError", "message": "'label'", "kind": "traceback"}
     assert all(r["id"] != "torch-typedstorage-deprecated" for r in out["results"])
     json.dumps(out)
 
@@ -120,3 +120,12 @@ def test_a_log_that_says_nothing_went_wrong_abstains(engine):
     d = engine.diagnose(report_from_text(log))
     assert d.kind == "log" and d.verdict == "abstain"
     assert d.abstain_reason == NO_TROUBLE
+
+
+def test_a_script_refusing_its_command_line_is_user_code_not_a_failure(engine):
+    log = "usage: finetune.py [-h] --output_dir OUTPUT_DIR\nfinetune.py: error: the following arguments are required: --output_dir\n"
+    d = engine.diagnose(report_from_text(log))
+    assert d.kind == "log"
+    assert d.verdict == "user-code"
+    assert d.user_frame is not None and d.user_frame.kind == "usage"
+    assert d.to_json()["user_frame"]["message"] == "the following arguments are required: --output_dir"

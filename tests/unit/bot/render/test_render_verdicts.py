@@ -57,6 +57,18 @@ def test_user_code_block_kit_points_at_the_frame():
     assert "Looks like a bug in your code: train.py:88, KeyError: 'label'" in _text(render_terminal(d))
 
 
+def test_a_refused_command_line_is_called_a_command_line_mistake_not_a_code_bug():
+    frame = UserFrame(file="train.py", line=0, function="command-line arguments", exception="usage error", message="unrecognized arguments: --epoch 10", kind="usage")
+    d = Diagnosis(verdict="user-code", confidence=0.0, results=(), user_frame=frame)
+    msg = render.render_diagnosis(d, ref="r3")
+    assert msg.text == "Looks like a mistake in the command line: train.py, usage error: unrecognized arguments: --epoch 10"
+    assert "argument parser" in str(msg.blocks) and "innermost frame" not in str(msg.blocks)
+    assert lim.violations(msg.blocks) == []
+    terminal = _text(render_terminal(d))
+    assert "Looks like a mistake in the command line: train.py, usage error" in terminal
+    assert "train.py:0" not in terminal
+
+
 def test_huge_verdicts_stay_within_limits():
     long = "x" * 5000
     big = Entry.model_validate(
