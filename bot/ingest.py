@@ -36,7 +36,8 @@ _FENCE = re.compile(r"^\s*```[\w-]*\s*$|```", re.MULTILINE)
 _LOG_SIGNAL = re2.compile(
     r"(?m)Traceback \(most recent call last\)|^\s*File \"[^\"\n]*\", line \d+|"
     r"\b[A-Z]\w*(?:Error|Exception)\b:|\.py:\d+: [A-Z]\w*Warning: |"
-    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|^usage: \S+ |^[\w.-]+: error: |\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
+    r"NCCL (?:WARN|INFO)|^\[?rank\d+\]?:|^usage: \S+ |^[\w.-]+: error: |"
+    r"\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+|\bNVRM: Xid\b|"
     r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b|"
     r"\b(?:ERROR|WARNING|CRITICAL|FATAL)\b|"
     r"(?:^|[\[\s|(])(?:INFO|DEBUG|TRACE|NOTICE|WARN)(?:[\]:\s|)]|$)|"
