@@ -228,9 +228,9 @@ def user_frame(text: str) -> UserFrame | None:
 
 
 # argparse's refusal: "usage: train.py [-h] ..." then "train.py: error: unrecognized arguments: ..."
-# (exit status 2, no traceback), possibly behind a launcher's rank prefix.
-_USAGE = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: )?usage: (\S+)", re.M)
-_USAGE_ERROR = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: )?(\S+): error: (.+)$", re.M)
+# (exit status 2, no traceback); launcher prefixes are stripped as for tracebacks.
+_USAGE = re.compile(r"usage: (\S+)")
+_USAGE_ERROR = re.compile(r"(\S+): error: (.+)$")
 
 
 def usage_error(text: str) -> UserFrame | None:
@@ -238,17 +238,21 @@ def usage_error(text: str) -> UserFrame | None:
     line must name the same program as a usage line printed before it."""
     if len(text) > TAIL_CHARS:
         text = text[text.find("\n", len(text) - TAIL_CHARS) + 1 :]
-    last = max(_USAGE_ERROR.finditer(text), key=lambda m: m.start(), default=None)
-    if last is None:
-        return None
-    program, message = last.group(1), last.group(2).strip()
-    if not any(m.group(1) == program for m in _USAGE.finditer(text, 0, last.start())):
+    shown: set[str] = set()  # programs whose usage line has been printed so far
+    last: re.Match[str] | None = None
+    explained = False
+    for line in _lines_of_one_rank(text):
+        if m := _USAGE.match(line):
+            shown.add(m.group(1))
+        elif m := _USAGE_ERROR.match(line):
+            last, explained = m, m.group(1) in shown
+    if last is None or not explained:
         return None
     return UserFrame(
-        file=program,
+        file=last.group(1),
         line=0,
         function="command-line arguments",
         exception="usage error",
-        message=message[:300],
+        message=last.group(2).strip()[:300],
         kind="usage",
     )

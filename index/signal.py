@@ -36,8 +36,10 @@ _ZERO_COUNT = re2.compile(
 # torch's C++ TORCH_WARN through glog ("[W1203 10:00:00.1 ...]", older "[W socket.cpp:663]"),
 # glog W lines (Ray, XLA) and TensorFlow's ": W tensorflow/...cc:55]". Not NCCL's "NCCL WARN":
 # NCCL prints its errors at that level.
+_PY_WARNING_TEXT = r"\.py:\d+: [A-Z]\w*Warning: "
+_PY_WARNING = re2.compile(_PY_WARNING_TEXT)
 _WARNING_LINE = re2.compile(
-    r"(?m)\.py:\d+: [A-Z]\w*Warning: |\bWARNING\b|\[W\d{4} |\[W [\w.]+:\d+\]|^\s*W\d{4} "
+    r"(?m)" + _PY_WARNING_TEXT + r"|\bWARNING\b|\[W\d{4} |\[W [\w.]+:\d+\]|^\s*W\d{4} "
     r"|\d: W [\w/.-]+\.(?:cc|h):\d+\]"
 )
 
@@ -85,7 +87,7 @@ def _continues_warning(text: str, start: int) -> bool:
     return bool(_WARNING_LINE.search(text[previous : start - 1]))
 
 
-_PY_WARNING = re2.compile(r"\.py:\d+: [A-Z]\w*Warning: ")
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 def with_attached_tracebacks(texts: Sequence[str], lines: frozenset[int]) -> frozenset[int]:
@@ -93,30 +95,37 @@ def with_attached_tracebacks(texts: Sequence[str], lines: frozenset[int]) -> fro
     message, the Python traceback printed right under it: a logger called with exc_info=True
     (xformers' "A matching Triton is not available") prints the caught exception's traceback after
     its message, and that exception is part of the same harmless notice, not an error of its own.
-    A warnings-module line ("x.py:3: UserWarning: ...") has no traceback of its own."""
+    A warnings-module line ("x.py:3: UserWarning: ...") has no traceback of its own.
+    Only the tracebacks' own positions are visited: no pass over every line of a long log."""
     if not lines:
         return lines
     out = set(lines)
     base = 0
     for text in texts:
-        count = text.count("\n") + 1
-        mine = sorted(n - base for n in lines if base < n <= base + count)
-        if mine:
-            rows = text.split("\n")
-            for n in mine:
-                out.update(base + k for k in _traceback_below(rows, n))
-        base += count
+        position = counted = 0
+        line = 1  # of `position`, within this text
+        while (start := text.find(_TRACEBACK, position)) != -1:
+            line += text.count("\n", counted, start)
+            counted = position = start
+            if start > 0 and text[start - 1] == "\n" and base + line - 1 in lines:
+                previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+                if not _PY_WARNING.search(previous):
+                    out.update(base + k for k in _traceback_rows(text, start, line))
+            position = start + len(_TRACEBACK)
+        base += text.count("\n", counted) + line
     return frozenset(out)
 
 
-def _traceback_below(rows: list[str], line: int) -> range:
-    """1-based lines of the traceback that starts on the line after `line`, through its exception
-    line (the first unindented line after the header); empty if none starts there."""
-    if line >= len(rows) or not rows[line].startswith("Traceback (most recent call last):"):
-        return range(0)
-    if _PY_WARNING.search(rows[line - 1]):
-        return range(0)  # the warnings module never prints a traceback: this one is a new error
-    for k in range(line + 1, min(len(rows), line + 200)):
-        if rows[k] and not rows[k][0].isspace():
-            return range(line + 1, k + 2)
+def _traceback_rows(text: str, start: int, line: int) -> range:
+    """Line numbers of the traceback whose header is at `start` (line `line`), through its
+    exception line (the first unindented line after the header); empty if it never ends."""
+    end = text.find("\n", start)
+    for k in range(1, 200):
+        if end == -1:
+            return range(0)
+        row_end = text.find("\n", end + 1)
+        row = text[end + 1 : len(text) if row_end == -1 else row_end]
+        if row and not row[0].isspace():
+            return range(line, line + k + 1)
+        end = row_end
     return range(0)
